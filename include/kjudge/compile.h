@@ -1,0 +1,62 @@
+/*
+ * Building candidates.  A candidate source becomes a shared object in a
+ * content-addressed cache: the key is sha256 over the source, the compiler's
+ * identity (its --version text), the flags and the candidate header, so a
+ * change to any of them rebuilds and identical inputs never compile twice.
+ * Entries are written to a temporary name and renamed, so concurrent judges
+ * and crashes never leave a half-written object under a real key.
+ */
+#ifndef KJUDGE_COMPILE_H
+#define KJUDGE_COMPILE_H
+
+#include <stddef.h>
+
+#include "kjudge/err.h"
+
+typedef enum kj_backend { KJ_BACKEND_CPU = 0, KJ_BACKEND_CUDA } kj_backend;
+const char *kj_backend_name(kj_backend b);
+int kj_backend_from_name(const char *s, kj_backend *out);
+
+struct kj_compile_opts {
+	kj_backend backend;
+	const char *cache_dir;   /* NULL: $KJUDGE_CACHE, else $XDG_CACHE_HOME/kjudge, else ~/.cache/kjudge */
+	const char *include_dir; /* folder holding kjudge_cpu.h (candidate header) */
+	const char *arch;        /* CUDA: "sm_90a"; NULL = from the device or sm_90a */
+	double timeout_s;        /* compiler wall-clock limit, 0 = 60 s */
+	size_t log_cap;          /* compiler output kept, 0 = 16 KiB */
+	int no_cache;            /* always rebuild (still writes the cache) */
+};
+
+struct kj_compile_result {
+	int ok;              /* 1: so_path holds the object */
+	int cached;          /* 1: found in the cache, no compiler run */
+	char so_path[4096];
+	char key[65];        /* hex sha256 cache key */
+	char *log;           /* compiler output (capped), owned: free() */
+	double seconds;      /* wall time spent (0 when cached) */
+};
+
+/* Compiles source (len bytes).  Returns 0 when the judge could try (res->ok
+ * says whether the candidate compiled; a failed compile is the candidate's
+ * fault, not an error), or an error code when the judge could not (no
+ * compiler, cache not writable). */
+int kj_compile(const char *source, size_t len, const struct kj_compile_opts *o,
+	       struct kj_compile_result *res, struct kj_err *err);
+void kj_compile_result_release(struct kj_compile_result *res);
+
+/* sha256 of data as 64 hex chars + NUL. */
+void kj_sha256_hex(const void *data, size_t len, char out[65]);
+
+/* Static stage on a built shared object: its undefined dynamic symbols are
+ * matched against the policy.  Fills *verdict: 0 allowed, 1 flagged fallback,
+ * 2 rejected; reason names the symbol and why ("calls fork: new processes are
+ * not allowed"); libs lists fallback libraries (comma separated). */
+struct kj_symcheck {
+	int verdict;
+	char reason[256];
+	char libs[256];
+	int nundef;
+};
+int kj_symcheck_so(const char *so_path, kj_backend b, struct kj_symcheck *out, struct kj_err *err);
+
+#endif

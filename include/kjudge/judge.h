@@ -1,0 +1,152 @@
+/*
+ * The judge: one candidate against one task, through the stages of DESIGN.md
+ * (static -> compile -> call -> correctness -> performance), the first failing
+ * stage giving the verdict.  The judge is the trusted side: it generates the
+ * inputs, computes the reference (fp64 oracle), owns the comparison and the
+ * clock; the candidate runs only in a kjudge-worker process and sees only its
+ * own copies of the inputs and its output buffers.
+ *
+ * Ownership: kj_verdict_init() zeroes; kj_eval() fills (allocating the check
+ * and perf arrays and the logs); kj_verdict_release() frees them.
+ */
+#ifndef KJUDGE_JUDGE_H
+#define KJUDGE_JUDGE_H
+
+#include <stdint.h>
+
+#include "kjudge/compile.h"
+#include "kjudge/err.h"
+#include "kjudge/rng.h"
+#include "kjudge/task.h"
+
+typedef enum kj_status {
+	KJ_ST_PASS = 0,
+	KJ_ST_COMPILE_ERROR,
+	KJ_ST_CALL_ERROR,
+	KJ_ST_MISMATCH,
+	KJ_ST_RUNTIME_ERROR,
+	KJ_ST_TIMEOUT,
+	KJ_ST_CRASH,
+	KJ_ST_REJECTED,
+	KJ_ST_COUNT
+} kj_status;
+
+typedef enum kj_stage {
+	KJ_STAGE_STATIC = 0,
+	KJ_STAGE_COMPILE,
+	KJ_STAGE_CALL,
+	KJ_STAGE_CORRECTNESS,
+	KJ_STAGE_PERFORMANCE,
+	KJ_STAGE_DONE,
+	KJ_STAGE_COUNT
+} kj_stage;
+
+enum kj_flag {
+	KJ_FLAG_FALLBACK = 1 << 0,             /* calls a vendor library instead of a kernel */
+	KJ_FLAG_FASTER_THAN_ROOFLINE = 1 << 1, /* time below T_sol: not scored */
+	KJ_FLAG_UNSTABLE_TIMING = 1 << 2,      /* timing hit its caps before settling */
+	KJ_FLAG_OUTPUT_TRUNCATED = 1 << 3,     /* candidate's stdout/stderr passed the cap */
+	KJ_FLAG_BASELINE_TOLERANCE = 1 << 4,   /* the eager baseline itself misses the tolerance */
+};
+
+const char *kj_status_name(kj_status s);
+int kj_status_from_name(const char *s, kj_status *out);
+const char *kj_stage_name(kj_stage s);
+/* Appends flag names ("fallback,unstable_timing") to buf. */
+void kj_flags_str(unsigned flags, char *buf, size_t len);
+
+/* One correctness comparison: one output, one shape, one seed. */
+typedef struct kj_check {
+	int bind;            /* task->binds index */
+	int seed_index;      /* k in the seed schedule */
+	uint64_t seed;
+	kj_seed_flavour flavour;
+	char output[64];
+	int pass;
+	int64_t n;           /* elements compared */
+	int64_t nbad;        /* elements outside tolerance */
+	int64_t first_bad;   /* flat index, -1 if none */
+	double expected, got;/* at first_bad */
+	double max_abs, max_rel;           /* candidate vs reference */
+	double base_max_abs, base_max_rel; /* eager baseline vs reference */
+	double cos, l1, rmse;              /* metric tasks (and always computed) */
+	double ms;           /* this call's time (not a benchmark) */
+} kj_check;
+
+typedef struct kj_perf {
+	int bind;
+	double weight;
+	double flops, bytes;
+	double ms, iqr_ms;   /* candidate median and interquartile range */
+	int n;
+	double baseline_ms, baseline_iqr_ms;
+	int baseline_n;
+	double speedup;      /* baseline_ms / ms */
+	double sol_ms;       /* roofline T_sol; < 0 when the device has no calibration */
+	double sol_frac, iou, mfu; /* < 0 when unknown */
+	int checked;         /* timed outputs compared */
+} kj_perf;
+
+typedef struct kj_verdict {
+	char task[256];
+	kj_backend backend;
+	char sha256[65];
+	kj_status status;
+	kj_stage stage;
+	char reason[1024];
+	unsigned flags;
+	char fallback_libs[256];
+	int compile_cached;
+	double compile_s;
+	char *compile_log;   /* capped, owned */
+	char *worker_log;    /* candidate stdout/stderr, capped, owned */
+	size_t worker_log_total;
+	int nchecks, capchecks;
+	kj_check *checks;
+	int nperf;
+	kj_perf *perf;
+	double speedup;      /* weighted geometric mean over perf shapes; 0 when not timed */
+	double stage_s[KJ_STAGE_COUNT];
+	double total_s;
+	char device[128];
+	int seeds;
+	uint64_t base_seed;
+} kj_verdict;
+
+void kj_verdict_init(kj_verdict *v);
+void kj_verdict_release(kj_verdict *v);
+
+typedef enum kj_policy { KJ_POLICY_FLAG = 0, KJ_POLICY_STRICT } kj_policy;
+
+struct kj_eval_opts {
+	kj_backend backend;
+	int seeds;             /* correctness seeds per shape, default 5 */
+	uint64_t base_seed;    /* default fixed: verdicts repeat exactly */
+	int no_perf;           /* skip the performance stage */
+	double call_timeout_s; /* watchdog per call, default 10 */
+	double perf_budget_s;  /* per shape and side, default 1.0 (CPU track) */
+	kj_policy policy;
+	const char *worker_path;  /* kjudge-worker */
+	const char *include_dir;  /* candidate headers */
+	const char *cache_dir;    /* NULL: default cache */
+	const char *scratch_dir;  /* NULL: a fresh temp dir per eval */
+	int no_cache;
+	void (*progress)(void *ctx, const char *line); /* optional */
+	void *progress_ctx;
+};
+
+void kj_eval_opts_init(struct kj_eval_opts *o);
+
+/* Judges source (len bytes) against t.  Returns 0 when a verdict was reached
+ * (whatever it is), or an error when the judge itself failed (worker missing,
+ * out of memory...). */
+int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
+	    kj_verdict *v, struct kj_err *err);
+
+/* The verdict as a kjudge.verdict/1 JSON object (jansson json_t*, caller
+ * decrefs); as text, malloc'd, caller frees. */
+struct json_t;
+struct json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t);
+char *kj_verdict_json_text(const kj_verdict *v, const kj_task *t);
+
+#endif

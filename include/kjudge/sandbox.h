@@ -1,0 +1,109 @@
+/*
+ * The untrusted side.  A candidate runs only inside a kjudge-worker process
+ * that the judge starts per candidate (modelled on git's struct child_process):
+ * rlimits (CPU time, address space, file size, no core dumps, few open files),
+ * its own process group and a scratch working directory, stdin from /dev/null,
+ * stdout+stderr into one pipe that the judge drains with a cap, and a
+ * socketpair for the protocol.  The judge never believes what the worker says
+ * about results: it reads output buffers itself from shared memory it owns,
+ * takes times from its own clock, and learns crashes from waitpid().
+ *
+ * Shared memory: kj_worker_arena() creates a memfd the judge maps and sends to
+ * the worker (SCM_RIGHTS); call arguments are offsets into that arena, so the
+ * worker sees exactly the candidate's input copies and output buffers and
+ * nothing of the judge's reference data.
+ */
+#ifndef KJUDGE_SANDBOX_H
+#define KJUDGE_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kjudge/err.h"
+
+/* A byte buffer with a hard cap: writes past the cap are counted, not kept. */
+struct kj_capbuf {
+	char *buf;       /* NUL-terminated, owned */
+	size_t len, cap; /* kept bytes, limit */
+	size_t total;    /* bytes offered, kept or not */
+};
+void kj_capbuf_init(struct kj_capbuf *b, size_t cap);
+void kj_capbuf_add(struct kj_capbuf *b, const void *p, size_t n);
+void kj_capbuf_release(struct kj_capbuf *b);
+
+struct kj_worker_opts {
+	const char *worker_path; /* kjudge-worker executable */
+	const char *scratch_dir; /* working directory; created if missing */
+	double cpu_limit_s;      /* RLIMIT_CPU (whole worker life), 0 = default 60 */
+	size_t as_limit;         /* RLIMIT_AS bytes, 0 = default 8 GiB */
+	size_t fsize_limit;      /* RLIMIT_FSIZE bytes, 0 = default 1 MiB */
+	size_t log_cap;          /* stdout+stderr kept, 0 = default 64 KiB */
+	size_t flood_limit;      /* output bytes after which the worker is killed, 0 = default 4 MiB */
+	int cuda;                /* worker will use CUDA (no RLIMIT_AS: the driver maps large VAs) */
+};
+
+typedef enum kj_call_status {
+	KJ_CALL_OK = 0,
+	KJ_CALL_TIMEOUT,   /* watchdog fired; worker killed */
+	KJ_CALL_SIGNALED,  /* worker died by a signal (segfault, abort, CPU limit) */
+	KJ_CALL_EXITED,    /* worker exited (any status) while it should be working */
+	KJ_CALL_FLOOD,     /* wrote more than flood_limit bytes; worker killed */
+	KJ_CALL_ERROR,     /* worker reported an error (load failure, CUDA error): see msg */
+	KJ_CALL_PROTOCOL,  /* malformed reply: treated as a crash */
+} kj_call_status;
+
+struct kj_call_result {
+	kj_call_status status;
+	int signo;            /* SIGNALED */
+	int exit_code;        /* EXITED */
+	int64_t judge_ns;     /* judge-side round trip of the command */
+	int64_t worker_ns;    /* worker-side time it reported (not trusted) */
+	char msg[512];        /* worker's error text, or a description of the status */
+};
+
+struct kj_worker {
+	pid_t pid;
+	int sock;   /* protocol socket, judge end */
+	int logfd;  /* stdout+stderr pipe, judge end */
+	struct kj_capbuf log;
+	struct kj_worker_opts opts;
+	void *arena;       /* judge's mapping of the shared arena */
+	size_t arena_size;
+	int arena_fd;
+	int dead;          /* set once the worker is gone; later calls fail fast */
+	int status;        /* waitpid status once dead */
+};
+
+/* Starts a worker.  Returns 0, or KJ_E_SYS/KJ_E_WORKER with err set. */
+int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct kj_err *err);
+
+/* Asks the worker to dlopen so_path and resolve symbol; nptr pointer
+ * arguments then ndim int64 arguments (then a cudaStream_t when cuda).  The
+ * result says whether loading worked (KJ_CALL_ERROR with dlerror text if not). */
+int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
+		   int nptr, int ndim, double timeout_s, struct kj_call_result *res,
+		   struct kj_err *err);
+
+/* (Re)creates the shared arena of `bytes` bytes, maps it in the judge
+ * (w->arena) and in the worker.  Old contents are lost. */
+int kj_worker_arena(struct kj_worker *w, size_t bytes, struct kj_err *err);
+
+/* Calls the loaded function with pointer arguments arena+off[i] and the dims.
+ * Returns 0 when the exchange happened (res says how the call went), or an
+ * error when the judge itself failed. */
+int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err);
+
+/* A call that does nothing in the worker: measures the protocol's round trip. */
+int kj_worker_nop(struct kj_worker *w, double timeout_s, struct kj_call_result *res,
+		  struct kj_err *err);
+
+/* Kills (SIGKILL to the process group), reaps, unmaps, closes. Safe twice. */
+void kj_worker_stop(struct kj_worker *w);
+
+/* "segmentation fault (SIGSEGV)" etc. */
+const char *kj_signal_desc(int signo);
+const char *kj_call_status_name(kj_call_status s);
+
+#endif

@@ -1,0 +1,256 @@
+/* kjudge tasks / show / ops: looking at the suite and the op registry. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void print_json(json_t *o)
+{
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+	if (s)
+		puts(s);
+	free(s);
+	json_decref(o);
+}
+
+int cmd_tasks(int argc, char **argv)
+{
+	static const struct option lo[] = { { "level", 1, 0, 'l' }, { "category", 1, 0, 'c' },
+					    { "suite", 1, 0, 's' }, { "json", 0, 0, 'j' },
+					    { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+	int level = 0, json = 0, c, n, bad = 0, shown = 0;
+	const char *cat = NULL, *suite = NULL;
+	char **paths;
+	struct kj_err err;
+	json_t *arr = json_array();
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			level = atoi(optarg);
+			break;
+		case 'c':
+			cat = optarg;
+			break;
+		case 's':
+			suite = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			puts("usage: kjudge tasks [--level N] [--category C] [--suite S] [--json]\n\n"
+			     "Lists every task under tasks/ (a suite is a folder there: level1, level2...).\n"
+			     "Every task is parsed and checked; a task that fails to load is reported and\n"
+			     "makes the command exit 3.");
+			json_decref(arr);
+			return KJ_EXIT_OK;
+		default:
+			json_decref(arr);
+			return kj_cli_usage_error("tasks", "unknown option");
+		}
+	}
+	if (optind < argc) {
+		json_decref(arr);
+		return kj_cli_usage_error("tasks", "unexpected argument '%s'", argv[optind]);
+	}
+	kj_err_init(&err);
+	if (kj_cli_list_tasks(&paths, &n, &err)) {
+		fprintf(stderr, "kjudge tasks: %s\n", err.msg);
+		json_decref(arr);
+		return KJ_EXIT_JUDGE;
+	}
+	if (!json)
+		printf("%-34s %-5s %-15s %s\n", "TASK", "LEVEL", "CATEGORY", "ABOUT");
+	for (int i = 0; i < n; i++) {
+		kj_task *t;
+		kj_err_init(&err);
+		if (kj_task_load(paths[i], &t, &err)) {
+			fprintf(stderr, "kjudge tasks: %s\n", err.msg);
+			bad++;
+			continue;
+		}
+		if ((level && t->level != level) || (cat && strcmp(cat, t->category)) ||
+		    (suite && strncmp(t->id, suite, strlen(suite)))) {
+			kj_task_free(t);
+			continue;
+		}
+		shown++;
+		if (json) {
+			json_t *o = json_object();
+			json_object_set_new(o, "task", json_string(t->id));
+			json_object_set_new(o, "name", json_string(t->name));
+			json_object_set_new(o, "level", json_integer(t->level));
+			json_object_set_new(o, "category", json_string(t->category));
+			json_object_set_new(o, "about", json_string(t->about));
+			json_object_set_new(o, "path", json_string(t->path));
+			json_array_append_new(arr, o);
+		} else {
+			printf("%-34s %-5d %-15s %s\n", t->id, t->level, t->category, t->about);
+		}
+		kj_task_free(t);
+	}
+	kj_cli_free_list(paths, n);
+	if (json)
+		print_json(arr);
+	else {
+		json_decref(arr);
+		printf("%d task%s\n", shown, shown == 1 ? "" : "s");
+	}
+	return bad ? KJ_EXIT_JUDGE : KJ_EXIT_OK;
+}
+
+static const char *kind_name(kj_value_kind k)
+{
+	return k == KJ_V_INPUT ? "input" : k == KJ_V_PARAM ? "param" : k == KJ_V_OUTPUT ? "output" : "temp";
+}
+
+static void decl_text(const kj_task *t, const kj_value *v, char *buf, size_t len)
+{
+	kj_plan p;
+	size_t off = (size_t)snprintf(buf, len, "%s[", kj_dtype_name(v->dtype));
+	(void)t;
+	(void)p;
+	for (int k = 0; k < v->rank && off < len; k++) {
+		const kj_expr *e = v->dims[k];
+		if (e->kind == KJ_X_IDENT)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? ", " : "", e->name);
+		else if (e->kind == KJ_X_INT)
+			off += (size_t)snprintf(buf + off, len - off, "%s%lld", k ? ", " : "", (long long)e->ival);
+		else
+			off += (size_t)snprintf(buf + off, len - off, "%s(expr)", k ? ", " : "");
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const struct option lo[] = { { "json", 0, 0, 'j' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+	int json = 0, c;
+	kj_task *t;
+	struct kj_err err;
+	char proto[2048], cproto[2048];
+	json_t *o, *shapes;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'h') {
+			puts("usage: kjudge show TASK [--json]\n\n"
+			     "Prints a task: its tensors, shapes (check, bench, bench cpu) with FLOPs and\n"
+			     "minimum bytes per shape, and the candidate prototypes of both tracks.");
+			return KJ_EXIT_OK;
+		} else
+			return kj_cli_usage_error("show", "unknown option");
+	}
+	if (optind != argc - 1)
+		return kj_cli_usage_error("show", "expected one TASK");
+	kj_err_init(&err);
+	if (kj_cli_load_task(argv[optind], &t, &err)) {
+		fprintf(stderr, "kjudge show: %s\n", err.msg);
+		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_FAIL;
+	}
+	kj_task_prototype(t, 0, cproto, sizeof(cproto));
+	kj_task_prototype(t, 1, proto, sizeof(proto));
+	o = json_object();
+	shapes = json_array();
+	json_object_set_new(o, "task", json_string(t->id));
+	json_object_set_new(o, "name", json_string(t->name));
+	json_object_set_new(o, "level", json_integer(t->level));
+	json_object_set_new(o, "category", json_string(t->category));
+	json_object_set_new(o, "about", json_string(t->about));
+	if (!json) {
+		printf("task      %s (%s)\nlevel     %d\ncategory  %s\nabout     %s\n\n", t->id, t->name,
+		       t->level, t->category, t->about);
+		for (int i = 0; i < t->nvals; i++) {
+			const kj_value *v = &t->vals[i];
+			char d[256];
+			if (v->kind == KJ_V_TEMP || v->kind == KJ_V_CONST)
+				continue;
+			decl_text(t, v, d, sizeof(d));
+			printf("%-7s %-10s %s%s%s\n", kind_name(v->kind), v->name, d,
+			       v->kind == KJ_V_OUTPUT ? "" : " ~ ",
+			       v->kind == KJ_V_OUTPUT ? "" : kj_dist_name(v->dist));
+		}
+		printf("\n%-10s %-40s %8s %14s %14s\n", "SHAPE", "DIMS", "WEIGHT", "GFLOP", "MIN MB");
+	}
+	for (int b = 0; b < t->nbind; b++) {
+		kj_plan p;
+		char bs[256];
+		const char *kind = t->binds[b].bench == 0 ? "check" : t->binds[b].bench == 1 ? "bench" : "bench cpu";
+		if (kj_plan_build(t, b, &p, &err))
+			continue;
+		kj_binding_str(t, &t->binds[b], bs, sizeof(bs));
+		if (json) {
+			json_t *s = json_object();
+			json_object_set_new(s, "kind", json_string(kind));
+			json_object_set_new(s, "dims", json_string(bs));
+			json_object_set_new(s, "weight", json_real(t->binds[b].weight));
+			json_object_set_new(s, "flops", json_real(p.flops));
+			json_object_set_new(s, "min_bytes", json_real(p.min_bytes));
+			json_array_append_new(shapes, s);
+		} else {
+			printf("%-10s %-40s %8.3g %14.4f %14.3f\n", kind, bs, t->binds[b].weight,
+			       p.flops / 1e9, p.min_bytes / 1e6);
+		}
+		kj_plan_release(&p);
+	}
+	if (json) {
+		json_object_set_new(o, "shapes", shapes);
+		json_object_set_new(o, "prototype_cpu", json_string(cproto));
+		json_object_set_new(o, "prototype_cuda", json_string(proto));
+		print_json(o);
+	} else {
+		json_decref(shapes);
+		json_decref(o);
+		printf("\nprototype (cpu):  %s;\nprototype (cuda): %s;\n", cproto, proto);
+	}
+	kj_task_free(t);
+	return KJ_EXIT_OK;
+}
+
+int cmd_ops(int argc, char **argv)
+{
+	int n, json = argc > 1 && !strcmp(argv[1], "--json");
+	const kj_op *ops = kj_op_table(&n);
+	json_t *arr = json_array();
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: kjudge ops [--json]\n\nLists the op registry: each op's signature and semantics.");
+		json_decref(arr);
+		return KJ_EXIT_OK;
+	}
+	if (argc > 1 && !json) {
+		json_decref(arr);
+		return kj_cli_usage_error("ops", "unexpected argument '%s'", argv[1]);
+	}
+	for (int i = 0; i < n; i++) {
+		char sig[512];
+		size_t off = (size_t)snprintf(sig, sizeof(sig), "%s(", ops[i].name);
+		if (!strcmp(ops[i].name, "copy"))
+			continue;
+		for (int k = 0; k < ops[i].nparams && off < sizeof(sig); k++)
+			off += (size_t)snprintf(sig + off, sizeof(sig) - off, "%s%s%s", k ? ", " : "",
+						ops[i].params[k].name, ops[i].params[k].required ? "" : "=...");
+		if (off < sizeof(sig))
+			snprintf(sig + off, sizeof(sig) - off, ")");
+		if (json) {
+			json_t *o = json_object();
+			json_object_set_new(o, "name", json_string(ops[i].name));
+			json_object_set_new(o, "signature", json_string(sig));
+			json_object_set_new(o, "doc", json_string(ops[i].doc ? ops[i].doc : ""));
+			json_object_set_new(o, "notes", ops[i].notes ? json_string(ops[i].notes) : json_null());
+			json_array_append_new(arr, o);
+		} else {
+			printf("%-44s %s\n", sig, ops[i].doc ? ops[i].doc : "");
+		}
+	}
+	if (json)
+		print_json(arr);
+	else
+		json_decref(arr);
+	return KJ_EXIT_OK;
+}

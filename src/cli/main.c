@@ -1,0 +1,275 @@
+/* kjudge: the command-line tool, a thin client of libkjudge. */
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static char root_dir[PATH_MAX], bin_dir[PATH_MAX];
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void find_dirs(void)
+{
+	char exe[PATH_MAX], tmp[PATH_MAX + 16];
+	ssize_t n;
+	const char *home = getenv("KJUDGE_HOME");
+	if (bin_dir[0])
+		return;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(bin_dir, sizeof(bin_dir), "%s", dirname(exe));
+	} else {
+		snprintf(bin_dir, sizeof(bin_dir), ".");
+	}
+	if (home && *home) {
+		snprintf(root_dir, sizeof(root_dir), "%s", home);
+		return;
+	}
+	/* build/kjudge or build/asan/kjudge: walk up to the folder holding tasks/ */
+	snprintf(tmp, sizeof(tmp), "%s", bin_dir);
+	for (int up = 0; up < 4; up++) {
+		char probe[PATH_MAX + 32];
+		snprintf(probe, sizeof(probe), "%s/tasks", tmp);
+		if (is_dir(probe)) {
+			snprintf(root_dir, sizeof(root_dir), "%s", tmp);
+			return;
+		}
+		snprintf(probe, sizeof(probe), "%s", tmp);
+		snprintf(tmp, sizeof(tmp), "%s", dirname(probe));
+	}
+	snprintf(root_dir, sizeof(root_dir), ".");
+}
+
+const char *kj_cli_root(void)
+{
+	find_dirs();
+	return root_dir;
+}
+
+const char *kj_cli_bindir(void)
+{
+	find_dirs();
+	return bin_dir;
+}
+
+int kj_cli_read_file(const char *path, char **buf, size_t *len, struct kj_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	size_t cap = 0, n = 0, r;
+	if (!f)
+		return kj_err_sys(err, "cannot open '%s'", path);
+	do {
+		if (n + 65536 + 1 > cap) {
+			char *nb;
+			cap = cap ? 2 * cap : 131072;
+			if (cap > (64u << 20)) {
+				free(b);
+				fclose(f);
+				return kj_err_set(err, KJ_E_IO, "'%s' is larger than 64 MiB", path);
+			}
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				fclose(f);
+				return kj_err_set(err, KJ_E_NOMEM, "out of memory reading '%s'", path);
+			}
+			b = nb;
+		}
+		r = fread(b + n, 1, 65536, f);
+		n += r;
+	} while (r > 0);
+	if (ferror(f)) {
+		free(b);
+		fclose(f);
+		return kj_err_sys(err, "cannot read '%s'", path);
+	}
+	fclose(f);
+	b[n] = 0;
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int kj_cli_load_task(const char *arg, kj_task **out, struct kj_err *err)
+{
+	char path[PATH_MAX + 64];
+	size_t n = strlen(arg);
+	if ((n > 3 && !strcmp(arg + n - 3, ".kt")) || is_file(arg)) {
+		return kj_task_load(arg, out, err);
+	}
+	snprintf(path, sizeof(path), "%s/tasks/%s.kt", kj_cli_root(), arg);
+	if (!is_file(path))
+		return kj_err_set(err, KJ_E_NOTFOUND,
+				  "unknown task '%s': no file %s (run `kjudge tasks` for the list)", arg, path);
+	return kj_task_load(path, out, err);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int kj_cli_list_dir(const char *dir, const char *suffix, char ***paths, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	int cnt = 0;
+	size_t sl = strlen(suffix);
+	*paths = NULL;
+	*n = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char full[PATH_MAX + 300];
+		char **nv;
+		if (de->d_name[0] == '.' || l < sl || strcmp(de->d_name + l - sl, suffix))
+			continue;
+		snprintf(full, sizeof(full), "%s/%s", dir, de->d_name);
+		nv = realloc(v, (size_t)(cnt + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[cnt++] = strdup(full);
+	}
+	closedir(d);
+	if (cnt)
+		qsort(v, (size_t)cnt, sizeof(*v), cmp_str);
+	*paths = v;
+	*n = cnt;
+	return 0;
+}
+
+int kj_cli_list_tasks(char ***paths, int *n, struct kj_err *err)
+{
+	char dir[PATH_MAX + 16];
+	char **suites;
+	int ns, total = 0;
+	char **all = NULL;
+	DIR *d;
+	struct dirent *de;
+	snprintf(dir, sizeof(dir), "%s/tasks", kj_cli_root());
+	d = opendir(dir);
+	if (!d)
+		return kj_err_sys(err, "cannot open the task folder '%s'", dir);
+	suites = NULL;
+	ns = 0;
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX + 300];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		if (is_dir(sub)) {
+			char **nv = realloc(suites, (size_t)(ns + 1) * sizeof(*suites));
+			if (!nv)
+				break;
+			suites = nv;
+			suites[ns++] = strdup(sub);
+		}
+	}
+	closedir(d);
+	if (ns)
+		qsort(suites, (size_t)ns, sizeof(*suites), cmp_str);
+	for (int i = 0; i < ns; i++) {
+		char **files;
+		int nf;
+		kj_cli_list_dir(suites[i], ".kt", &files, &nf);
+		if (nf) {
+			char **nv = realloc(all, (size_t)(total + nf) * sizeof(*all));
+			if (nv) {
+				all = nv;
+				memcpy(all + total, files, (size_t)nf * sizeof(*files));
+				total += nf;
+			}
+		}
+		free(files);
+		free(suites[i]);
+	}
+	free(suites);
+	*paths = all;
+	*n = total;
+	return 0;
+}
+
+void kj_cli_free_list(char **paths, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+int kj_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "kjudge %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see `kjudge %s --help`)\n", cmd);
+	return KJ_EXIT_USAGE;
+}
+
+static const char usage[] =
+	"usage: kjudge <command> [options]\n"
+	"\n"
+	"A judge and benchmark for GPU kernels written by language models.\n"
+	"\n"
+	"commands:\n"
+	"  tasks [--level N] [--category C] [--suite S] [--json]   list the tasks\n"
+	"  show TASK [--json]              a task: shapes, FLOPs, bytes, prototypes\n"
+	"  prompt TASK [--backend B]       the prompt a model answers with a kernel\n"
+	"  eval TASK FILE [options]        judge one candidate (exit 0 pass, 1 fail, 2 usage, 3 judge error)\n"
+	"  demo [--backend B]              judge the shipped example candidates, print a table\n"
+	"  ops [--json]                    the op registry with each op's semantics\n"
+	"\n"
+	"TASK is a path under tasks/ without .kt (level1/softmax) or a .kt file.\n"
+	"Run `kjudge COMMAND --help` for a command's options.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "tasks", cmd_tasks }, { "show", cmd_show }, { "prompt", cmd_prompt },
+		{ "eval", cmd_eval },   { "demo", cmd_demo }, { "ops", cmd_ops },
+	};
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return KJ_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return KJ_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("kjudge 0.1");
+		return KJ_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "kjudge: unknown command '%s'\n\n%s", argv[1], usage);
+	return KJ_EXIT_USAGE;
+}

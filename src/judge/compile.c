@@ -1,0 +1,607 @@
+/*
+ * Building candidates into a content-addressed cache: see
+ * include/kjudge/compile.h.  The compiler runs without a shell, in its own
+ * process group, under a wall-clock limit, with its output capped; the
+ * source it reads is untrusted, so a compiler that hangs or floods is the
+ * candidate's failure, not the judge's.
+ */
+#include "kjudge/compile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kjudge/sandbox.h"
+
+#define DEF_TIMEOUT_S 60.0
+#define DEF_LOG_CAP ((size_t)16 << 10)
+#define VERSION_TIMEOUT_S 30.0
+#define KEY_TAG "kjudge-compile-v1"
+
+#define PATHSZ 4096
+
+/* snprintf into a PATHSZ buffer; -1 with ENAMETOOLONG when it does not fit. */
+__attribute__((format(printf, 2, 3))) static int pathf(char *out, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	va_start(ap, fmt);
+	n = vsnprintf(out, PATHSZ, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATHSZ) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+const char *kj_backend_name(kj_backend b)
+{
+	switch (b) {
+	case KJ_BACKEND_CPU:
+		return "cpu";
+	case KJ_BACKEND_CUDA:
+		return "cuda";
+	}
+	return "unknown";
+}
+
+int kj_backend_from_name(const char *s, kj_backend *out)
+{
+	if (s && strcmp(s, "cpu") == 0)
+		*out = KJ_BACKEND_CPU;
+	else if (s && strcmp(s, "cuda") == 0)
+		*out = KJ_BACKEND_CUDA;
+	else
+		return KJ_E_USAGE;
+	return 0;
+}
+
+void kj_sha256_hex(const void *data, size_t len, char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+
+	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) {
+		memset(out, '0', 64);
+		out[64] = '\0';
+		return;
+	}
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+}
+
+/*
+ * A backend is a compiler and fixed flags.  The flags are part of the cache
+ * key; the paths (-I, -o, input) are not, since the header is keyed by its
+ * content and the rest are temporary.  The CUDA backend (nvcc, -arch from
+ * opts->arch or the device, header kjudge_cuda.h, source cand.cu) is filled
+ * in by toolchain_for() when it exists.
+ */
+#define MAX_FLAGS 16
+struct toolchain {
+	const char *cc;
+	const char *src_name; /* what the source is written as */
+	const char *header;   /* candidate header in include_dir, keyed by content */
+	const char *flags[MAX_FLAGS]; /* before -I, -o and the input */
+	const char *libs[4];          /* after the input */
+};
+
+static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, struct kj_err *err)
+{
+	static const struct toolchain cpu = {
+		.cc = "cc",
+		.src_name = "cand.c",
+		.header = "kjudge_cpu.h",
+		.flags = {"-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=default"},
+		.libs = {"-lm"},
+	};
+	const char *env;
+
+	switch (o->backend) {
+	case KJ_BACKEND_CPU:
+		*tc = cpu;
+		env = getenv("KJ_CC");
+		if (env && *env)
+			tc->cc = env;
+		return 0;
+	case KJ_BACKEND_CUDA:
+		break;
+	}
+	return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend cannot compile in this build",
+			  kj_backend_name(o->backend));
+}
+
+/* The outcome of one compiler run. */
+struct run_result {
+	int exec_errno;  /* exec failed with this errno; nothing ran */
+	int timed_out;
+	int status;      /* waitpid status */
+	struct kj_capbuf out;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void drain(int fd, struct kj_capbuf *b, int *eof)
+{
+	char chunk[8192];
+	ssize_t n;
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n > 0) {
+			kj_capbuf_add(b, chunk, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			*eof = 1;
+		return;
+	}
+}
+
+/* Runs argv (no shell) with stdout+stderr captured into r->out (cap bytes),
+ * in its own process group, killed as a group after timeout_s.  Returns 0
+ * when the judge could run it (r says how it went) or KJ_E_SYS. */
+static int run_capture(char *const argv[], double timeout_s, size_t cap, struct run_result *r,
+		       struct kj_err *err)
+{
+	int out[2], ep[2], eof = 0, st, e;
+	double deadline = now_s() + timeout_s, left;
+	struct pollfd p;
+	siginfo_t si;
+	ssize_t n;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	kj_capbuf_init(&r->out, cap);
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return kj_err_sys(err, "cannot create a pipe for '%s'", argv[0]);
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		kj_err_sys(err, "cannot create a pipe for '%s'", argv[0]);
+		close(out[0]);
+		close(out[1]);
+		return KJ_E_SYS;
+	}
+	pid = fork();
+	if (pid < 0) {
+		kj_err_sys(err, "cannot fork to run '%s'", argv[0]);
+		close(out[0]);
+		close(out[1]);
+		close(ep[0]);
+		close(ep[1]);
+		return KJ_E_SYS;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		n = write(ep[1], &e, sizeof(e));
+		(void)n;
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(out[1]);
+	close(ep[1]);
+	do
+		n = read(ep[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	if (n == (ssize_t)sizeof(e))
+		r->exec_errno = e;
+	fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
+
+	/* Read until the output closes; a process that keeps running after
+	 * closing it, or a leftover holding it open, runs into the deadline. */
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (eof && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == pid)
+			break;
+		left = deadline - now_s();
+		if (left <= 0) {
+			r->timed_out = 1;
+			break;
+		}
+		p.fd = out[0];
+		p.events = POLLIN;
+		p.revents = 0;
+		if (eof) {
+			poll(NULL, 0, left < 0.01 ? (int)(left * 1000) + 1 : 10);
+			continue;
+		}
+		if (poll(&p, 1, (int)(left * 1000) + 1) > 0)
+			drain(out[0], &r->out, &eof);
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->status = st;
+	drain(out[0], &r->out, &eof);
+	close(out[0]);
+	return 0;
+}
+
+/* First line of `cc --version`, cached per process for the last compiler. */
+static int compiler_id(const char *cc, char *out, size_t outsz, struct kj_err *err)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static char last_cc[4096], last_id[512];
+	char *argv[3];
+	struct run_result r;
+	size_t n;
+	int rc = 0;
+
+	pthread_mutex_lock(&mu);
+	if (last_id[0] && strcmp(last_cc, cc) == 0) {
+		snprintf(out, outsz, "%s", last_id);
+		goto done;
+	}
+	argv[0] = (char *)cc;
+	argv[1] = "--version";
+	argv[2] = NULL;
+	if ((rc = run_capture(argv, VERSION_TIMEOUT_S, 4096, &r, err)))
+		goto done;
+	if (r.exec_errno) {
+		rc = kj_err_set(err, KJ_E_NOTFOUND, "cannot run compiler '%s': %s", cc,
+				strerror(r.exec_errno));
+	} else if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
+		rc = kj_err_set(err, KJ_E_NOTFOUND, "compiler '%s --version' failed", cc);
+	} else {
+		n = strcspn(r.out.buf, "\n");
+		if (n >= sizeof(last_id))
+			n = sizeof(last_id) - 1;
+		memcpy(last_id, r.out.buf, n);
+		last_id[n] = '\0';
+		snprintf(last_cc, sizeof(last_cc), "%s", cc);
+		snprintf(out, outsz, "%s", last_id);
+	}
+	kj_capbuf_release(&r.out);
+done:
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+/* Reads a whole file; returns 0 with *buf (NUL-terminated, caller frees). */
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL, *nb;
+	size_t n = 0, cap = 0, got;
+
+	if (!f)
+		return -1;
+	for (;;) {
+		if (cap - n < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(b, cap + 1);
+			if (!nb) {
+				free(b);
+				fclose(f);
+				errno = ENOMEM;
+				return -1;
+			}
+			b = nb;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(b);
+		fclose(f);
+		errno = EIO;
+		return -1;
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+/* Writes data to a temporary name beside path, then renames it into place. */
+static int write_atomic(const char *path, const void *data, size_t len, struct kj_err *err)
+{
+	char tmp[PATHSZ];
+	int fd = -1;
+	size_t done = 0;
+	ssize_t n;
+
+	if (pathf(tmp, "%s.tmp-XXXXXX", path) == 0)
+		fd = mkstemp(tmp);
+	if (fd < 0)
+		return kj_err_sys(err, "cannot create '%s'", tmp);
+	while (done < len) {
+		n = write(fd, (const char *)data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			kj_err_sys(err, "cannot write '%s'", tmp);
+			close(fd);
+			unlink(tmp);
+			return KJ_E_IO;
+		}
+		done += (size_t)n;
+	}
+	if (fchmod(fd, 0644) < 0 || close(fd) < 0) {
+		kj_err_sys(err, "cannot finish '%s'", tmp);
+		unlink(tmp);
+		return KJ_E_IO;
+	}
+	if (rename(tmp, path) < 0) {
+		kj_err_sys(err, "cannot rename '%s' to '%s'", tmp, path);
+		unlink(tmp);
+		return KJ_E_IO;
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path), i;
+	if (len == 0 || len >= sizeof(buf)) {
+		errno = len ? ENAMETOOLONG : ENOENT;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return -1;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+static int cache_root(const struct kj_compile_opts *o, char *out, size_t n, struct kj_err *err)
+{
+	const char *e;
+	if (o->cache_dir && *o->cache_dir)
+		snprintf(out, n, "%s", o->cache_dir);
+	else if ((e = getenv("KJUDGE_CACHE")) && *e)
+		snprintf(out, n, "%s", e);
+	else if ((e = getenv("XDG_CACHE_HOME")) && *e)
+		snprintf(out, n, "%s/kjudge", e);
+	else if ((e = getenv("HOME")) && *e)
+		snprintf(out, n, "%s/.cache/kjudge", e);
+	else
+		return kj_err_set(err, KJ_E_USAGE, "no cache folder: set KJUDGE_CACHE or HOME");
+	return 0;
+}
+
+/* Each part goes in as an 8-byte little-endian length and its bytes, so no
+ * two different lists of parts hash alike. */
+static void key_part(EVP_MD_CTX *c, const void *p, size_t n)
+{
+	unsigned char len[8];
+	int i;
+	for (i = 0; i < 8; i++)
+		len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+	EVP_DigestUpdate(c, len, 8);
+	EVP_DigestUpdate(c, p, n);
+}
+
+static int cache_key(const struct toolchain *tc, const char *backend, const char *compiler,
+		     const char *header,
+		     size_t hlen, const char *src, size_t slen, char out[65], struct kj_err *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char tag[] = KEY_TAG;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+
+	if (!c)
+		return kj_err_set(err, KJ_E_NOMEM, "cannot hash the candidate");
+	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+	key_part(c, tag, sizeof(tag)); /* with its NUL */
+	key_part(c, backend, strlen(backend));
+	key_part(c, compiler, strlen(compiler));
+	for (i = 0; i < MAX_FLAGS && tc->flags[i]; i++)
+		key_part(c, tc->flags[i], strlen(tc->flags[i]));
+	for (i = 0; i < 4 && tc->libs[i]; i++)
+		key_part(c, tc->libs[i], strlen(tc->libs[i]));
+	key_part(c, header, hlen);
+	key_part(c, src, slen);
+	if (!EVP_DigestFinal_ex(c, md, &n) || n != 32) {
+		EVP_MD_CTX_free(c);
+		return kj_err_set(err, KJ_E_INTERNAL, "sha256 failed");
+	}
+	EVP_MD_CTX_free(c);
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+	return 0;
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Compiles in a fresh temporary folder under the cache root and moves the
+ * object (and the log) under its key. */
+static int build(const struct toolchain *tc, const struct kj_compile_opts *o, const char *root,
+		 const char *inc, const char *source, size_t len, const char *base,
+		 struct kj_compile_result *res, struct kj_err *err)
+{
+	char tmpdir[PATHSZ], src[PATHSZ], obj[PATHSZ], incflag[PATHSZ], path[PATHSZ], msg[128];
+	char *argv[MAX_FLAGS + 12];
+	struct run_result r;
+	double timeout = o->timeout_s > 0 ? o->timeout_s : DEF_TIMEOUT_S;
+	double t0 = now_s();
+	int i, n = 0, rc = 0, cached_fail = 0;
+
+	if (pathf(tmpdir, "%s/tmp-XXXXXX", root) < 0 || pathf(incflag, "-I%s", inc) < 0 ||
+	    !mkdtemp(tmpdir))
+		return kj_err_sys(err, "cannot create a build folder under '%s'", root);
+	src[0] = obj[0] = '\0';
+	if (pathf(src, "%s/%s", tmpdir, tc->src_name) < 0 || pathf(obj, "%s/out.so", tmpdir) < 0) {
+		rc = kj_err_sys(err, "cannot name files in '%s'", tmpdir);
+		goto out;
+	}
+	if ((rc = write_atomic(src, source, len, err)))
+		goto out;
+
+	argv[n++] = (char *)tc->cc;
+	for (i = 0; i < MAX_FLAGS && tc->flags[i]; i++)
+		argv[n++] = (char *)tc->flags[i];
+	argv[n++] = incflag;
+	argv[n++] = "-o";
+	argv[n++] = obj;
+	argv[n++] = src;
+	for (i = 0; i < 4 && tc->libs[i]; i++)
+		argv[n++] = (char *)tc->libs[i];
+	argv[n] = NULL;
+
+	if ((rc = run_capture(argv, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r, err)))
+		goto out;
+	res->seconds = now_s() - t0;
+	if (r.exec_errno) {
+		rc = kj_err_set(err, KJ_E_NOTFOUND, "cannot run compiler '%s': %s", tc->cc,
+				strerror(r.exec_errno));
+		kj_capbuf_release(&r.out);
+		goto out;
+	}
+	if (r.timed_out) {
+		snprintf(msg, sizeof(msg), "%scompiler timed out after %g s\n",
+			 r.out.len && r.out.buf[r.out.len - 1] != '\n' ? "\n" : "", timeout);
+		kj_capbuf_add(&r.out, msg, strlen(msg));
+	} else if (WIFSIGNALED(r.status)) {
+		snprintf(msg, sizeof(msg), "compiler killed by signal %d\n", WTERMSIG(r.status));
+		kj_capbuf_add(&r.out, msg, strlen(msg));
+	} else if (WEXITSTATUS(r.status) == 0 && file_exists(obj)) {
+		res->ok = 1;
+	} else {
+		/* Only a clean refusal is the candidate's for good; timeouts and
+		 * crashes may be the machine's and are tried again next time. */
+		cached_fail = 1;
+	}
+	res->log = strdup(r.out.buf);
+	if (!res->log)
+		rc = kj_err_set(err, KJ_E_NOMEM, "out of memory for the compiler log");
+	if (!rc) {
+		pathf(path, "%s.log", base);
+		rc = write_atomic(path, r.out.buf, r.out.len, err);
+	}
+	if (!rc && cached_fail) {
+		pathf(path, "%s.fail", base);
+		rc = write_atomic(path, r.out.buf, r.out.len, err);
+	}
+	if (!rc && res->ok) {
+		pathf(res->so_path, "%s.so", base);
+		if (rename(obj, res->so_path) < 0) {
+			rc = kj_err_sys(err, "cannot move the object to '%s'", res->so_path);
+			res->ok = 0;
+			res->so_path[0] = '\0';
+		} else {
+			/* A stale failure for this key would shadow nothing, but
+			 * would mislead whoever reads the cache. */
+			pathf(path, "%s.fail", base);
+			unlink(path);
+		}
+	}
+	kj_capbuf_release(&r.out);
+out:
+	if (src[0])
+		unlink(src);
+	if (obj[0])
+		unlink(obj);
+	rmdir(tmpdir);
+	return rc;
+}
+
+int kj_compile(const char *source, size_t len, const struct kj_compile_opts *o,
+	       struct kj_compile_result *res, struct kj_err *err)
+{
+	struct toolchain tc;
+	char root[PATHSZ], dir[PATHSZ], base[PATHSZ], path[PATHSZ], hpath[PATHSZ], compiler[512];
+	const char *inc;
+	char *header = NULL, *log = NULL;
+	size_t hlen = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (!source || !o)
+		return kj_err_set(err, KJ_E_USAGE, "kj_compile needs a source and options");
+	if ((rc = toolchain_for(o, &tc, err)))
+		return rc;
+	if ((rc = cache_root(o, root, sizeof(root), err)))
+		return rc;
+	inc = o->include_dir && *o->include_dir ? o->include_dir : "include/candidate";
+	if (pathf(hpath, "%s/%s", inc, tc.header) < 0 || read_file(hpath, &header, &hlen) < 0)
+		return kj_err_sys(err, "cannot read the candidate header '%s'", hpath);
+	rc = compiler_id(tc.cc, compiler, sizeof(compiler), err);
+	if (!rc)
+		rc = cache_key(&tc, kj_backend_name(o->backend), compiler, header, hlen, source, len, res->key, err);
+	free(header);
+	if (rc)
+		return rc;
+
+	/* base + ".fail" must fit: every later name is then short enough. */
+	if (pathf(dir, "%s/%s/%.2s", root, kj_backend_name(o->backend), res->key) < 0 ||
+	    pathf(base, "%s/%s", dir, res->key) < 0 || pathf(path, "%s.fail.tmp-XXXXXX", base) < 0 ||
+	    mkdir_p(dir) < 0)
+		return kj_err_sys(err, "cannot create cache folder '%s'", dir);
+
+	if (!o->no_cache) {
+		pathf(path, "%s.so", base);
+		if (file_exists(path)) {
+			res->ok = 1;
+			res->cached = 1;
+			memcpy(res->so_path, path, strlen(path) + 1);
+			pathf(path, "%s.log", base);
+			res->log = read_file(path, &log, NULL) == 0 ? log : strdup("");
+			return res->log ? 0 : kj_err_set(err, KJ_E_NOMEM, "out of memory");
+		}
+		pathf(path, "%s.fail", base);
+		if (read_file(path, &log, NULL) == 0) {
+			res->cached = 1;
+			res->log = log;
+			return 0;
+		}
+	}
+	rc = build(&tc, o, root, inc, source, len, base, res, err);
+	if (rc)
+		kj_compile_result_release(res);
+	return rc;
+}
+
+void kj_compile_result_release(struct kj_compile_result *res)
+{
+	free(res->log);
+	res->log = NULL;
+}

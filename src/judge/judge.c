@@ -1,0 +1,1052 @@
+/*
+ * The judge's stages for one candidate: see include/kjudge/judge.h.
+ *
+ * Trust boundary: everything here runs in the judge process.  The worker
+ * receives an arena (shared memory) holding only the candidate's own input
+ * copies and output buffers.  References stay in this process; inputs are
+ * compared against the judge's pristine copies after every call; times come
+ * from the judge's clock minus the measured round trip of an empty call.
+ */
+#include "kjudge/judge.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kjudge/exec.h"
+#include "kjudge/sandbox.h"
+
+#define ARENA_ALIGN 256
+#define KJ_WIRE_MAX_ABI 16 /* pointer arguments the worker protocol carries */
+#define PERF_SETS 3
+#define PERF_MIN_SAMPLES 10
+#define PERF_MAX_SAMPLES 2000
+#define MAX_SOURCE (1u << 20)
+
+static const char *const status_names[KJ_ST_COUNT] = {
+	"pass", "compile_error", "call_error", "mismatch", "runtime_error", "timeout", "crash", "rejected",
+};
+static const char *const stage_names[KJ_STAGE_COUNT] = {
+	"static", "compile", "call", "correctness", "performance", "done",
+};
+
+const char *kj_status_name(kj_status s)
+{
+	return s < KJ_ST_COUNT ? status_names[s] : "unknown";
+}
+
+int kj_status_from_name(const char *s, kj_status *out)
+{
+	for (int i = 0; i < KJ_ST_COUNT; i++)
+		if (!strcmp(s, status_names[i])) {
+			*out = (kj_status)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *kj_stage_name(kj_stage s)
+{
+	return s < KJ_STAGE_COUNT ? stage_names[s] : "unknown";
+}
+
+void kj_flags_str(unsigned flags, char *buf, size_t len)
+{
+	static const char *const names[] = { "fallback", "faster_than_roofline", "unstable_timing",
+					     "output_truncated", "baseline_out_of_tolerance" };
+	size_t off = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++)
+		if (flags & (1u << i))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
+}
+
+void kj_verdict_init(kj_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+void kj_verdict_release(kj_verdict *v)
+{
+	free(v->compile_log);
+	free(v->worker_log);
+	free(v->checks);
+	free(v->perf);
+	kj_verdict_init(v);
+}
+
+void kj_eval_opts_init(struct kj_eval_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->backend = KJ_BACKEND_CPU;
+	o->seeds = 5;
+	o->base_seed = 0x6b6a75646765ULL; /* "kjudge": fixed, so verdicts repeat */
+	o->call_timeout_s = 10;
+	o->perf_budget_s = 1.0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- per-shape layout and data ---- */
+
+struct shape_ctx {
+	kj_plan plan;
+	int nabi;
+	int abi[KJ_WIRE_MAX_ABI];
+	uint64_t off[KJ_WIRE_MAX_ABI];
+	size_t bytes[KJ_WIRE_MAX_ABI];
+	size_t arena;
+	int64_t dims[64];
+	void *host[KJ_WIRE_MAX_ABI]; /* judge's pristine inputs (dtype bytes) */
+	kj_exec64 ref;
+	kj_exec32 base;
+	int have_ref, have_base;
+};
+
+static void shape_release(struct shape_ctx *s)
+{
+	for (int i = 0; i < s->nabi; i++)
+		free(s->host[i]);
+	if (s->have_ref)
+		kj_exec64_release(&s->ref);
+	if (s->have_base)
+		kj_exec32_release(&s->base);
+	kj_plan_release(&s->plan);
+	memset(s, 0, sizeof(*s));
+}
+
+static int shape_init(const kj_task *t, int bind, struct shape_ctx *s, struct kj_err *err)
+{
+	int rc;
+	size_t off = 0;
+	memset(s, 0, sizeof(*s));
+	rc = kj_plan_build(t, bind, &s->plan, err);
+	if (rc)
+		return rc;
+	s->nabi = kj_task_abi_values(t, s->abi, KJ_WIRE_MAX_ABI);
+	if (s->nabi > KJ_WIRE_MAX_ABI || t->nsyms > 16) {
+		kj_plan_release(&s->plan);
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has more than %d tensors or 16 dims",
+				  t->id, KJ_WIRE_MAX_ABI);
+	}
+	for (int i = 0; i < s->nabi; i++) {
+		const kj_tinfo *ti = &s->plan.vals[s->abi[i]];
+		s->bytes[i] = (size_t)kj_shape_numel(&ti->shape) * kj_dtype_size(ti->dtype);
+		s->off[i] = off;
+		off += (s->bytes[i] + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+		if (!s->bytes[i])
+			off += ARENA_ALIGN;
+		s->host[i] = malloc(s->bytes[i] ? s->bytes[i] : 1);
+		if (!s->host[i]) {
+			shape_release(s);
+			return kj_err_set(err, KJ_E_NOMEM, "out of memory for %zu bytes", s->bytes[i]);
+		}
+	}
+	s->arena = off ? off : ARENA_ALIGN;
+	for (int i = 0; i < t->nsyms; i++)
+		s->dims[i] = t->binds[bind].val[i];
+	if ((rc = kj_exec64_init(&s->ref, &s->plan, err))) {
+		shape_release(s);
+		return rc;
+	}
+	s->have_ref = 1;
+	if ((rc = kj_exec32_init(&s->base, &s->plan, err))) {
+		shape_release(s);
+		return rc;
+	}
+	s->have_base = 1;
+	return 0;
+}
+
+static int is_output(const kj_task *t, int vi)
+{
+	return t->vals[vi].kind == KJ_V_OUTPUT;
+}
+
+/* Generates inputs for seed/flavour into s->host (dtype bytes) and the
+ * executors' input buffers. */
+static void gen_inputs(const kj_task *t, struct shape_ctx *s, uint64_t seed, kj_seed_flavour fl)
+{
+	kj_outliers outl = { 0.001, 50.0 };
+	int tensor_id = 0;
+	for (int i = 0; i < s->nabi; i++) {
+		int vi = s->abi[i];
+		const kj_tinfo *ti = &s->plan.vals[vi];
+		kj_dist d = s->plan.dists[vi];
+		size_t n = (size_t)kj_shape_numel(&ti->shape);
+		if (is_output(t, vi))
+			continue;
+		if (fl == KJ_SEED_UNIFORM && d.kind == KJ_DIST_NORMAL) {
+			d.kind = KJ_DIST_UNIFORM;
+			d.a = -1;
+			d.b = 1;
+		}
+		kj_gen_fill(s->host[i], ti->dtype, n, &d, fl == KJ_SEED_OUTLIERS ? &outl : NULL, seed,
+			    (uint32_t)tensor_id++);
+		for (size_t k = 0; k < n; k++) {
+			double x = kj_load(ti->dtype, s->host[i], k);
+			s->ref.buf[vi][k] = x;
+			s->base.buf[vi][k] = (float)x;
+		}
+	}
+}
+
+/* ---- comparison ---- */
+
+static void tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
+{
+	if (t->tol.has_tol) {
+		*atol = t->tol.atol;
+		*rtol = t->tol.rtol;
+	} else if (dt == KJ_F32) {
+		*atol = *rtol = 1e-4;
+	} else if (dt == KJ_F16 || dt == KJ_BF16) {
+		*atol = *rtol = 1e-2;
+	} else {
+		*atol = *rtol = 0;
+	}
+}
+
+struct errstat {
+	int64_t n, nbad, first_bad;
+	double expected, got, max_abs, max_rel;
+	double dot, gg, rr, l1num, l1den, sq;
+};
+
+/* Compares n values got(i) against ref (doubles).  For integer and bool
+ * outputs the comparison is exact against the reference rounded to the
+ * dtype; bool bytes must be 0 or 1. */
+static void compare(const kj_task *t, kj_dtype dt, const void *gotbuf, const float *gotf,
+		    const double *ref, int64_t n, struct errstat *st)
+{
+	double atol, rtol;
+	int isf = kj_dtype_is_float(dt);
+	memset(st, 0, sizeof(*st));
+	st->n = n;
+	st->first_bad = -1;
+	tol_for(t, dt, &atol, &rtol);
+	for (int64_t i = 0; i < n; i++) {
+		double r = ref[i], g;
+		int bad;
+		if (gotf)
+			g = gotf[i];
+		else if (dt == KJ_BOOL && ((const unsigned char *)gotbuf)[i] > 1)
+			g = NAN;
+		else
+			g = kj_load(dt, gotbuf, (size_t)i);
+		if (!isf) {
+			double rr = kj_round_to(dt, r);
+			bad = !(g == rr);
+			r = rr;
+		} else if (isnan(r) || isnan(g)) {
+			bad = !(isnan(r) && isnan(g));
+		} else if (isinf(r) || isinf(g)) {
+			bad = r != g;
+		} else {
+			double d = fabs(g - r);
+			bad = !(d <= atol + rtol * fabs(r));
+			if (d > st->max_abs)
+				st->max_abs = d;
+			if (r != 0 && d / fabs(r) > st->max_rel)
+				st->max_rel = d / fabs(r);
+			st->dot += g * r;
+			st->gg += g * g;
+			st->rr += r * r;
+			st->l1num += d;
+			st->l1den += fabs(r);
+			st->sq += d * d;
+		}
+		if (!isf && !isnan(g)) {
+			double d = fabs(g - r);
+			if (d > st->max_abs)
+				st->max_abs = d;
+		}
+		if (bad) {
+			if (st->first_bad < 0) {
+				st->first_bad = i;
+				st->expected = r;
+				st->got = g;
+			}
+			st->nbad++;
+		}
+	}
+}
+
+static int metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
+		       double *rmse)
+{
+	*cosv = (st->gg > 0 && st->rr > 0) ? st->dot / sqrt(st->gg * st->rr) : (st->gg == st->rr ? 1 : 0);
+	*l1 = st->l1den > 0 ? st->l1num / st->l1den : st->l1num;
+	*rmse = st->n ? sqrt(st->sq / (double)st->n) : 0;
+	if (!t->tol.has_metric)
+		return st->nbad == 0;
+	if (st->nbad && st->first_bad >= 0 && (isnan(st->got) != isnan(st->expected) ||
+					       isinf(st->got) != isinf(st->expected)))
+		return 0; /* NaN/Inf disagreement fails metric tasks too */
+	if (t->tol.cos_min >= 0 && !(*cosv >= t->tol.cos_min))
+		return 0;
+	if (t->tol.l1_max >= 0 && !(*l1 <= t->tol.l1_max))
+		return 0;
+	if (t->tol.rmse_max >= 0 && !(*rmse <= t->tol.rmse_max))
+		return 0;
+	return 1;
+}
+
+/* ---- the run ---- */
+
+struct judge {
+	const kj_task *t;
+	const struct kj_eval_opts *o;
+	kj_verdict *v;
+	struct kj_worker w;
+	int worker_up;
+	size_t arena_size;
+	int64_t nop_ns;
+	struct kj_err *err;
+};
+
+__attribute__((format(printf, 4, 5))) static void fail(struct judge *j, kj_status st, kj_stage sg,
+							const char *fmt, ...)
+{
+	va_list ap;
+	j->v->status = st;
+	j->v->stage = sg;
+	va_start(ap, fmt);
+	vsnprintf(j->v->reason, sizeof(j->v->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void progress(struct judge *j, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	if (!j->o->progress)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	j->o->progress(j->o->progress_ctx, line);
+}
+
+static const char *shape_desc(struct judge *j, int bind, char *buf, size_t len)
+{
+	const kj_task *t = j->t;
+	char bs[256];
+	int nth = 0;
+	for (int i = 0; i <= bind; i++)
+		nth += t->binds[i].bench == t->binds[bind].bench;
+	snprintf(buf, len, "%s shape %d (%s)",
+		 t->binds[bind].bench == 0 ? "check" : t->binds[bind].bench == 1 ? "bench" : "bench cpu",
+		 nth, kj_binding_str(t, &t->binds[bind], bs, sizeof(bs)));
+	return buf;
+}
+
+/* Turns a failed call into the verdict.  Returns 1 when the call failed. */
+static int call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg, int bind)
+{
+	char sd[320];
+	if (r->status == KJ_CALL_OK)
+		return 0;
+	shape_desc(j, bind, sd, sizeof(sd));
+	switch (r->status) {
+	case KJ_CALL_TIMEOUT:
+		fail(j, KJ_ST_TIMEOUT, sg, "call did not return within %.3g s on %s", j->o->call_timeout_s, sd);
+		break;
+	case KJ_CALL_SIGNALED:
+		if (r->signo == SIGXCPU)
+			fail(j, KJ_ST_TIMEOUT, sg, "worker exceeded its CPU time limit on %s", sd);
+		else
+			fail(j, KJ_ST_CRASH, sg, "worker died: %s on %s", kj_signal_desc(r->signo), sd);
+		break;
+	case KJ_CALL_EXITED:
+		fail(j, KJ_ST_CRASH, sg, "candidate ended the worker process (exit status %d) during the call on %s",
+		     r->exit_code, sd);
+		break;
+	case KJ_CALL_FLOOD:
+		fail(j, KJ_ST_RUNTIME_ERROR, sg, "candidate wrote more than %zu bytes to stdout/stderr on %s",
+		     j->w.opts.flood_limit, sd);
+		break;
+	case KJ_CALL_ERROR:
+		fail(j, KJ_ST_RUNTIME_ERROR, sg, "%s on %s", r->msg, sd);
+		break;
+	default:
+		fail(j, KJ_ST_CRASH, sg, "worker broke the protocol (%s) on %s", r->msg, sd);
+		break;
+	}
+	return 1;
+}
+
+static int ensure_arena(struct judge *j, size_t bytes)
+{
+	if (bytes <= j->arena_size)
+		return 0;
+	if (kj_worker_arena(&j->w, bytes, j->err))
+		return KJ_E_WORKER;
+	j->arena_size = bytes;
+	return 0;
+}
+
+static void fill_sentinel(kj_dtype dt, void *p, size_t n)
+{
+	size_t i;
+	switch (dt) {
+	case KJ_F32: {
+		uint32_t s = 0x7fc0deadu;
+		for (i = 0; i < n; i++)
+			memcpy((char *)p + 4 * i, &s, 4);
+		break;
+	}
+	case KJ_F16:
+	case KJ_BF16: {
+		uint16_t s = dt == KJ_F16 ? 0x7e5a : 0x7fda;
+		for (i = 0; i < n; i++)
+			memcpy((char *)p + 2 * i, &s, 2);
+		break;
+	}
+	case KJ_I8:
+		memset(p, 0x80, n);
+		break;
+	case KJ_I32: {
+		int32_t s = INT32_MIN;
+		for (i = 0; i < n; i++)
+			memcpy((char *)p + 4 * i, &s, 4);
+		break;
+	}
+	case KJ_I64: {
+		int64_t s = INT64_MIN;
+		for (i = 0; i < n; i++)
+			memcpy((char *)p + 8 * i, &s, 8);
+		break;
+	}
+	default:
+		memset(p, 0xaa, n);
+		break;
+	}
+}
+
+/* Copies inputs in, sentinels the outputs, calls.  Returns 0 when the call
+ * came back (res says how), negative on judge failure. */
+static int run_call(struct judge *j, struct shape_ctx *s, struct kj_call_result *res)
+{
+	char *arena;
+	int rc = ensure_arena(j, s->arena);
+	if (rc)
+		return rc;
+	arena = j->w.arena;
+	for (int i = 0; i < s->nabi; i++) {
+		int vi = s->abi[i];
+		if (is_output(j->t, vi))
+			fill_sentinel(s->plan.vals[vi].dtype, arena + s->off[i],
+				      (size_t)kj_shape_numel(&s->plan.vals[vi].shape));
+		else
+			memcpy(arena + s->off[i], s->host[i], s->bytes[i]);
+	}
+	return kj_worker_call(&j->w, s->off, s->nabi, s->dims, j->t->nsyms, j->o->call_timeout_s, res,
+			      j->err);
+}
+
+/* Inputs must be unchanged after a call.  Returns 1 (verdict set) if not. */
+static int inputs_changed(struct judge *j, struct shape_ctx *s, kj_stage sg, int bind)
+{
+	const char *arena = j->w.arena;
+	for (int i = 0; i < s->nabi; i++) {
+		int vi = s->abi[i];
+		if (is_output(j->t, vi) || !memcmp(arena + s->off[i], s->host[i], s->bytes[i]))
+			continue;
+		{
+			size_t es = kj_dtype_size(s->plan.vals[vi].dtype), k = 0;
+			char sd[320];
+			while (k < s->bytes[i] && arena[s->off[i] + k] == ((const char *)s->host[i])[k])
+				k++;
+			fail(j, KJ_ST_REJECTED, sg, "input '%s' was modified by the candidate (first changed element %zu) on %s",
+			     j->t->vals[vi].name, k / es, shape_desc(j, bind, sd, sizeof(sd)));
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static kj_check *new_check(kj_verdict *v)
+{
+	if (v->nchecks == v->capchecks) {
+		int cap = v->capchecks ? 2 * v->capchecks : 32;
+		kj_check *c = realloc(v->checks, (size_t)cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		v->checks = c;
+		v->capchecks = cap;
+	}
+	memset(&v->checks[v->nchecks], 0, sizeof(kj_check));
+	return &v->checks[v->nchecks++];
+}
+
+static void fmt_val(double x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.9g", x);
+}
+
+/* Compares every output of the last call against the reference in s->ref.
+ * Records checks; returns 1 (verdict set) on a mismatch. */
+static int judge_outputs(struct judge *j, struct shape_ctx *s, int bind, int k, uint64_t seed,
+			 kj_seed_flavour fl, kj_stage sg, double ms, int record)
+{
+	const char *arena = j->w.arena;
+	int bad = 0;
+	for (int i = 0; i < s->nabi && !bad; i++) {
+		int vi = s->abi[i];
+		const kj_tinfo *ti = &s->plan.vals[vi];
+		int64_t n = kj_shape_numel(&ti->shape);
+		struct errstat st, bst;
+		double cosv, l1, rmse, bc, bl, brm;
+		kj_check *c, tmp;
+		int pass;
+		if (!is_output(j->t, vi))
+			continue;
+		compare(j->t, ti->dtype, arena + s->off[i], NULL, s->ref.buf[vi], n, &st);
+		pass = metric_pass(j->t, &st, &cosv, &l1, &rmse);
+		c = record ? new_check(j->v) : &tmp;
+		if (!c)
+			c = &tmp;
+		memset(c, 0, sizeof(*c));
+		c->bind = bind;
+		c->seed_index = k;
+		c->seed = seed;
+		c->flavour = fl;
+		snprintf(c->output, sizeof(c->output), "%s", j->t->vals[vi].name);
+		c->pass = pass;
+		c->n = n;
+		c->nbad = st.nbad;
+		c->first_bad = st.first_bad;
+		c->expected = st.expected;
+		c->got = st.got;
+		c->max_abs = st.max_abs;
+		c->max_rel = st.max_rel;
+		c->cos = cosv;
+		c->l1 = l1;
+		c->rmse = rmse;
+		c->ms = ms;
+		if (record) {
+			compare(j->t, ti->dtype, NULL, s->base.buf[vi], s->ref.buf[vi], n, &bst);
+			c->base_max_abs = bst.max_abs;
+			c->base_max_rel = bst.max_rel;
+			if (!metric_pass(j->t, &bst, &bc, &bl, &brm))
+				j->v->flags |= KJ_FLAG_BASELINE_TOLERANCE;
+		}
+		if (!pass) {
+			char sd[320], e[64], g[64], idx[160];
+			size_t off = 0, flat = (size_t)st.first_bad;
+			shape_desc(j, bind, sd, sizeof(sd));
+			idx[0] = 0;
+			if (st.first_bad >= 0) {
+				int64_t rem = (int64_t)flat, mult[KJ_MAX_RANK];
+				int64_t m = 1;
+				for (int d = ti->shape.rank - 1; d >= 0; d--) {
+					mult[d] = m;
+					m *= ti->shape.d[d];
+				}
+				off = (size_t)snprintf(idx, sizeof(idx), "[");
+				for (int d = 0; d < ti->shape.rank && off < sizeof(idx); d++) {
+					off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%lld", d ? ", " : "",
+								(long long)(rem / mult[d]));
+					rem %= mult[d];
+				}
+				if (off < sizeof(idx))
+					snprintf(idx + off, sizeof(idx) - off, "]");
+			}
+			fmt_val(st.expected, e, sizeof(e));
+			fmt_val(st.got, g, sizeof(g));
+			if (j->t->tol.has_metric && st.nbad == 0)
+				fail(j, KJ_ST_MISMATCH, sg,
+				     "output '%s' misses the metric (cos %.6f, l1 %.3g, rmse %.3g) on %s, seed %d (%s)",
+				     c->output, cosv, l1, rmse, sd, k, kj_seed_flavour_name(fl));
+			else
+				fail(j, KJ_ST_MISMATCH, sg,
+				     "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err %.3g) on %s, seed %d (%s)",
+				     c->output, idx, e, g, (long long)st.nbad, (long long)n, st.max_abs, sd, k,
+				     kj_seed_flavour_name(fl));
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median, IQR; *stable when the median's ~95% confidence half-width (order
+ * statistics n/2 -+ 0.98 sqrt(n)) is within 0.5% of it. */
+static void summarize(double *xs, int n, double *med, double *iqr, int *stable)
+{
+	double h;
+	int lo, hi;
+	qsort(xs, (size_t)n, sizeof(double), cmp_double);
+	*med = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+	*iqr = xs[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1] - xs[n / 4];
+	h = 0.98 * sqrt((double)n);
+	lo = (int)floor(n / 2.0 - h);
+	hi = (int)ceil(n / 2.0 + h);
+	if (lo < 0)
+		lo = 0;
+	if (hi > n - 1)
+		hi = n - 1;
+	*stable = n >= PERF_MIN_SAMPLES && *med > 0 && (xs[hi] - xs[lo]) / 2 <= 0.005 * *med;
+}
+
+static int stage_static(struct judge *j, const char *src, size_t len)
+{
+	if (len > MAX_SOURCE) {
+		fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source is %zu bytes; the limit is %u", len, MAX_SOURCE);
+		return 1;
+	}
+	if (memchr(src, 0, len)) {
+		fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source contains a NUL byte");
+		return 1;
+	}
+	return 0;
+}
+
+static int perf_binds(const kj_task *t, kj_backend b, int *out, int cap)
+{
+	int n = 0, want = b == KJ_BACKEND_CPU ? 2 : 1;
+	for (int i = 0; i < t->nbind; i++)
+		if (t->binds[i].bench == want && n < cap)
+			out[n++] = i;
+	return n;
+}
+
+static int largest_check(const kj_task *t, int smallest)
+{
+	int best = -1;
+	double bestv = 0;
+	for (int i = 0; i < t->nbind; i++) {
+		double prod = 1;
+		if (t->binds[i].bench != 0)
+			continue;
+		for (int k = 0; k < t->nsyms; k++)
+			prod *= (double)t->binds[i].val[k];
+		if (best < 0 || (smallest ? prod < bestv : prod > bestv)) {
+			best = i;
+			bestv = prod;
+		}
+	}
+	return best;
+}
+
+static int stage_correctness(struct judge *j)
+{
+	const kj_task *t = j->t;
+	int order[256], n = 0, first = largest_check(t, 1);
+	int pb[64], npb = perf_binds(t, j->o->backend, pb, 64);
+	order[n++] = first;
+	for (int i = 0; i < t->nbind && n < 200; i++)
+		if (t->binds[i].bench == 0 && i != first)
+			order[n++] = i;
+	for (int i = 0; i < npb && n < 256; i++)
+		order[n++] = pb[i];
+	for (int oi = 0; oi < n; oi++) {
+		int bind = order[oi];
+		struct shape_ctx s;
+		int rc = shape_init(t, bind, &s, j->err);
+		if (rc)
+			return rc;
+		for (int k = 0; k < j->o->seeds; k++) {
+			uint64_t seed = kj_seed_for(j->o->base_seed, k);
+			kj_seed_flavour fl = kj_seed_flavour_for(k);
+			struct kj_call_result res;
+			kj_stage sg = (oi == 0 && k == 0) ? KJ_STAGE_CALL : KJ_STAGE_CORRECTNESS;
+			char sd[320];
+			progress(j, "correctness: %s seed %d (%s)", shape_desc(j, bind, sd, sizeof(sd)), k,
+				 kj_seed_flavour_name(fl));
+			gen_inputs(t, &s, seed, fl);
+			if ((rc = kj_exec64_run(&s.ref, j->err)) || (rc = kj_exec32_run(&s.base, j->err))) {
+				kj_err_prefix(j->err, "reference for %s", sd);
+				shape_release(&s);
+				return rc;
+			}
+			rc = run_call(j, &s, &res);
+			if (rc) {
+				shape_release(&s);
+				return rc;
+			}
+			if (call_failed(j, &res, sg, bind) || inputs_changed(j, &s, sg, bind) ||
+			    judge_outputs(j, &s, bind, k, seed, fl, KJ_STAGE_CORRECTNESS,
+					  (double)(res.judge_ns - j->nop_ns) / 1e6, 1)) {
+				shape_release(&s);
+				return 0;
+			}
+		}
+		shape_release(&s);
+	}
+	return 0;
+}
+
+static int stage_perf(struct judge *j)
+{
+	const kj_task *t = j->t;
+	int pb[64], npb = perf_binds(t, j->o->backend, pb, 64);
+	double wsum = 0, lsum = 0;
+	if (npb == 0) {
+		pb[0] = largest_check(t, 0);
+		npb = 1;
+	}
+	j->v->perf = calloc((size_t)npb, sizeof(kj_perf));
+	if (!j->v->perf)
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	for (int pi = 0; pi < npb; pi++) {
+		int bind = pb[pi];
+		struct shape_ctx s;
+		kj_perf *pf = &j->v->perf[pi];
+		double *ref_out[PERF_SETS][8] = { { 0 } };
+		void *inset[PERF_SETS][KJ_WIRE_MAX_ABI] = { { 0 } };
+		float *finset[PERF_SETS][KJ_WIRE_MAX_ABI] = { { 0 } };
+		double *samples = malloc(PERF_MAX_SAMPLES * sizeof(double));
+		int rc = 0, nout = 0, stable = 0, ns = 0;
+		double t0, med, iqr;
+		char sd[320];
+		if (!samples)
+			return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+		rc = shape_init(t, bind, &s, j->err);
+		if (rc) {
+			free(samples);
+			return rc;
+		}
+		j->v->nperf = pi + 1;
+		pf->bind = bind;
+		pf->weight = t->binds[bind].bench ? t->binds[bind].weight : 1;
+		pf->flops = s.plan.flops;
+		pf->bytes = s.plan.min_bytes;
+		pf->sol_ms = pf->sol_frac = pf->iou = pf->mfu = -1;
+		shape_desc(j, bind, sd, sizeof(sd));
+		/* PERF_SETS input sets with their references, kept for the loop */
+		for (int r = 0; r < PERF_SETS && !rc; r++) {
+			uint64_t seed = kj_seed_for(j->o->base_seed ^ 0x70657266ULL, r);
+			int o = 0;
+			gen_inputs(t, &s, seed, KJ_SEED_DECLARED);
+			if ((rc = kj_exec64_run(&s.ref, j->err)))
+				break;
+			for (int i = 0; i < s.nabi; i++) {
+				int vi = s.abi[i];
+				size_t n = (size_t)kj_shape_numel(&s.plan.vals[vi].shape);
+				if (is_output(t, vi)) {
+					if (o < 8 && (ref_out[r][o] = malloc(n * sizeof(double))))
+						memcpy(ref_out[r][o], s.ref.buf[vi], n * sizeof(double));
+					else
+						rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+					o++;
+				} else {
+					inset[r][i] = malloc(s.bytes[i] ? s.bytes[i] : 1);
+					finset[r][i] = malloc(n * sizeof(float) + 1);
+					if (!inset[r][i] || !finset[r][i]) {
+						rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+						break;
+					}
+					memcpy(inset[r][i], s.host[i], s.bytes[i]);
+					memcpy(finset[r][i], s.base.buf[vi], n * sizeof(float));
+				}
+			}
+			nout = o;
+		}
+		/* candidate */
+		progress(j, "performance: candidate on %s", sd);
+		t0 = now_s();
+		for (int it = 0; !rc && it < PERF_MAX_SAMPLES + 1; it++) {
+			int r = it % PERF_SETS, o = 0;
+			struct kj_call_result res;
+			double ms;
+			for (int i = 0; i < s.nabi; i++)
+				if (!is_output(t, s.abi[i]))
+					memcpy(s.host[i], inset[r][i], s.bytes[i]);
+			for (int i = 0; i < s.nabi; i++)
+				if (is_output(t, s.abi[i]))
+					memcpy(s.ref.buf[s.abi[i]], ref_out[r][o++],
+					       (size_t)kj_shape_numel(&s.plan.vals[s.abi[i]].shape) * sizeof(double));
+			if ((rc = run_call(j, &s, &res)))
+				break;
+			if (call_failed(j, &res, KJ_STAGE_PERFORMANCE, bind) ||
+			    inputs_changed(j, &s, KJ_STAGE_PERFORMANCE, bind))
+				break;
+			ms = (double)(res.judge_ns - j->nop_ns) / 1e6;
+			if (judge_outputs(j, &s, bind, it, 0, KJ_SEED_DECLARED, KJ_STAGE_PERFORMANCE, ms, 0)) {
+				char extra[128];
+				snprintf(extra, sizeof(extra), " [timed call %d]", it);
+				strncat(j->v->reason, extra, sizeof(j->v->reason) - strlen(j->v->reason) - 1);
+				break;
+			}
+			pf->checked++;
+			if (it == 0)
+				continue; /* warm-up: checked, not timed */
+			samples[ns++] = ms > 0 ? ms : 0;
+			if (ns >= PERF_MIN_SAMPLES) {
+				double tmp[PERF_MAX_SAMPLES];
+				memcpy(tmp, samples, (size_t)ns * sizeof(double));
+				summarize(tmp, ns, &med, &iqr, &stable);
+				if (stable || now_s() - t0 > j->o->perf_budget_s)
+					break;
+			}
+		}
+		if (rc || j->v->status != KJ_ST_PASS) {
+			goto done_shape;
+		}
+		summarize(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
+		pf->n = ns;
+		if (!stable)
+			j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
+		/* eager baseline, in this process, same sets, same rule */
+		progress(j, "performance: baseline on %s", sd);
+		ns = 0;
+		t0 = now_s();
+		for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
+			int r = it % PERF_SETS;
+			double a;
+			for (int i = 0; i < s.nabi; i++) {
+				int vi = s.abi[i];
+				if (!is_output(t, vi))
+					memcpy(s.base.buf[vi], finset[r][i],
+					       (size_t)kj_shape_numel(&s.plan.vals[vi].shape) * sizeof(float));
+			}
+			a = now_s();
+			if ((rc = kj_exec32_run(&s.base, j->err)))
+				break;
+			a = (now_s() - a) * 1e3;
+			if (it == 0)
+				continue;
+			samples[ns++] = a;
+			if (ns >= PERF_MIN_SAMPLES) {
+				double tmp[PERF_MAX_SAMPLES];
+				memcpy(tmp, samples, (size_t)ns * sizeof(double));
+				summarize(tmp, ns, &med, &iqr, &stable);
+				if (stable || now_s() - t0 > j->o->perf_budget_s)
+					break;
+			}
+		}
+		if (!rc) {
+			summarize(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
+			pf->baseline_n = ns;
+			pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;
+			if (pf->speedup > 0) {
+				wsum += pf->weight;
+				lsum += pf->weight * log(pf->speedup);
+			}
+		}
+	done_shape:
+		for (int r = 0; r < PERF_SETS; r++) {
+			for (int o = 0; o < 8; o++)
+				free(ref_out[r][o]);
+			for (int i = 0; i < KJ_WIRE_MAX_ABI; i++) {
+				free(inset[r][i]);
+				free(finset[r][i]);
+			}
+		}
+		(void)nout;
+		free(samples);
+		shape_release(&s);
+		if (rc || j->v->status != KJ_ST_PASS)
+			return rc;
+	}
+	j->v->speedup = wsum > 0 ? exp(lsum / wsum) : 0;
+	return 0;
+}
+
+static void cpu_device(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	snprintf(buf, len, "cpu");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+		if (!strncmp(line, "model name", 10) && c) {
+			c++;
+			while (*c == ' ')
+				c++;
+			c[strcspn(c, "\n")] = 0;
+			snprintf(buf, len, "cpu: %s", c);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
+	    kj_verdict *v, struct kj_err *err)
+{
+	struct judge j;
+	struct kj_compile_opts co;
+	struct kj_compile_result cr;
+	struct kj_symcheck sc;
+	struct kj_worker_opts wo;
+	char scratch[4096] = "";
+	double t0 = now_s(), ts;
+	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1];
+	memset(&j, 0, sizeof(j));
+	memset(&cr, 0, sizeof(cr));
+	j.t = t;
+	j.o = o;
+	j.v = v;
+	j.err = err;
+	kj_verdict_init(v);
+	snprintf(v->task, sizeof(v->task), "%s", t->id);
+	v->backend = o->backend;
+	v->seeds = o->seeds;
+	v->base_seed = o->base_seed;
+	kj_sha256_hex(source, len, v->sha256);
+	v->status = KJ_ST_PASS;
+	v->stage = KJ_STAGE_DONE;
+	if (o->backend != KJ_BACKEND_CPU)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend is not available in this build",
+				  kj_backend_name(o->backend));
+	cpu_device(v->device, sizeof(v->device));
+	if (kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI + 1) > KJ_WIRE_MAX_ABI)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s passes more than %d tensors", t->id,
+				  KJ_WIRE_MAX_ABI);
+
+	/* static (source) */
+	ts = now_s();
+	if (stage_static(&j, source, len))
+		goto out;
+	v->stage_s[KJ_STAGE_STATIC] = now_s() - ts;
+
+	/* compile */
+	ts = now_s();
+	progress(&j, "compile");
+	memset(&co, 0, sizeof(co));
+	co.backend = o->backend;
+	co.cache_dir = o->cache_dir;
+	co.include_dir = o->include_dir;
+	co.no_cache = o->no_cache;
+	if ((rc = kj_compile(source, len, &co, &cr, err)))
+		goto out;
+	v->compile_cached = cr.cached;
+	v->compile_s = cr.seconds;
+	v->compile_log = cr.log;
+	cr.log = NULL;
+	v->stage_s[KJ_STAGE_COMPILE] = now_s() - ts;
+	if (!cr.ok) {
+		const char *l = v->compile_log ? v->compile_log : "";
+		const char *e = strstr(l, "error");
+		const char *line = e ? e : l;
+		while (e && line > l && line[-1] != '\n')
+			line--;
+		fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s",
+		     (int)strcspn(line, "\n"), line);
+		goto out;
+	}
+
+	/* static (binary) */
+	ts = now_s();
+	if ((rc = kj_symcheck_so(cr.so_path, o->backend, &sc, err)))
+		goto out;
+	if (sc.verdict == 2) {
+		fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s", sc.reason);
+		goto out;
+	}
+	if (sc.verdict == 1) {
+		v->flags |= KJ_FLAG_FALLBACK;
+		snprintf(v->fallback_libs, sizeof(v->fallback_libs), "%s", sc.libs);
+		if (o->policy == KJ_POLICY_STRICT) {
+			fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s (policy strict)", sc.reason);
+			goto out;
+		}
+	}
+	v->stage_s[KJ_STAGE_STATIC] += now_s() - ts;
+
+	/* worker */
+	ts = now_s();
+	memset(&wo, 0, sizeof(wo));
+	wo.worker_path = o->worker_path;
+	if (o->scratch_dir) {
+		snprintf(scratch, sizeof(scratch), "%s", o->scratch_dir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(scratch, sizeof(scratch), "%s/kjudge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(scratch)) {
+			rc = kj_err_sys(err, "cannot create scratch folder '%s'", scratch);
+			goto out;
+		}
+	}
+	wo.scratch_dir = scratch;
+	wo.cpu_limit_s = 2 * o->call_timeout_s + 60;
+	if ((rc = kj_worker_start(&j.w, &wo, err)))
+		goto out;
+	j.worker_up = 1;
+	{
+		struct kj_call_result res;
+		int nptr = kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI);
+		if ((rc = kj_worker_load(&j.w, cr.so_path, t->name, nptr, t->nsyms, o->call_timeout_s, &res, err)))
+			goto out;
+		if (res.status == KJ_CALL_ERROR) {
+			fail(&j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
+			goto out;
+		}
+		if (call_failed(&j, &res, KJ_STAGE_CALL, largest_check(t, 1)))
+			goto out;
+		/* the protocol's own round trip, subtracted from call times */
+		{
+			double rt[21];
+			int med, dummy;
+			double m, q;
+			for (int i = 0; i < 21; i++) {
+				if ((rc = kj_worker_nop(&j.w, o->call_timeout_s, &res, err)))
+					goto out;
+				if (call_failed(&j, &res, KJ_STAGE_CALL, largest_check(t, 1)))
+					goto out;
+				rt[i] = (double)res.judge_ns;
+			}
+			summarize(rt, 21, &m, &q, &dummy);
+			med = (int)m;
+			j.nop_ns = med;
+		}
+	}
+	v->stage_s[KJ_STAGE_CALL] = now_s() - ts;
+
+	ts = now_s();
+	if ((rc = stage_correctness(&j)) || v->status != KJ_ST_PASS)
+		goto out;
+	v->stage_s[KJ_STAGE_CORRECTNESS] = now_s() - ts - v->stage_s[KJ_STAGE_CALL] * 0;
+	if (!o->no_perf) {
+		ts = now_s();
+		if ((rc = stage_perf(&j)) || v->status != KJ_ST_PASS)
+			goto out;
+		v->stage_s[KJ_STAGE_PERFORMANCE] = now_s() - ts;
+	}
+out:
+	if (j.worker_up) {
+		if (j.w.log.total > j.w.log.len)
+			v->flags |= KJ_FLAG_OUTPUT_TRUNCATED;
+		v->worker_log = j.w.log.buf ? strdup(j.w.log.buf) : NULL;
+		v->worker_log_total = j.w.log.total;
+		kj_worker_stop(&j.w);
+	}
+	if (scratch[0] && !o->scratch_dir)
+		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	kj_compile_result_release(&cr);
+	v->total_s = now_s() - t0;
+	if (rc)
+		return rc;
+	return 0;
+}

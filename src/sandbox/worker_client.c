@@ -1,0 +1,754 @@
+/*
+ * The judge's side of a kjudge-worker: see include/kjudge/sandbox.h for the
+ * contract and docs/worker-protocol.md for the exchange.  Everything here
+ * assumes the worker is hostile: a reply is believed only for its type and
+ * sequence number, times come from the judge's clock, and the worker's fate
+ * comes from waitpid().
+ */
+#include "kjudge/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox/wire.h"
+
+#define DEF_CPU_S 60.0
+#define DEF_AS ((size_t)8 << 30)
+#define DEF_FSIZE ((size_t)1 << 20)
+#define DEF_LOG_CAP ((size_t)64 << 10)
+#define DEF_FLOOD ((size_t)4 << 20)
+#define DEF_TIMEOUT_S 60.0
+#define HELLO_TIMEOUT_S 30.0
+#define ARENA_TIMEOUT_S 30.0
+/* How long a worker that closed its socket gets to finish dying. */
+#define EXIT_GRACE_NS 2000000000LL
+
+/* Sequence numbers are unique per process, not per worker, so no counter
+ * lives in struct kj_worker; 0 is HELLO's. */
+static atomic_uint_fast32_t kj_wire_seq;
+
+static uint32_t next_seq(void)
+{
+	uint32_t s;
+	do
+		s = (uint32_t)atomic_fetch_add(&kj_wire_seq, 1) + 1;
+	while (s == 0);
+	return s;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+const char *kj_signal_desc(int signo)
+{
+	switch (signo) {
+	case SIGSEGV:
+		return "segmentation fault (SIGSEGV)";
+	case SIGBUS:
+		return "bus error (SIGBUS)";
+	case SIGFPE:
+		return "arithmetic exception (SIGFPE)";
+	case SIGILL:
+		return "illegal instruction (SIGILL)";
+	case SIGABRT:
+		return "aborted (SIGABRT)";
+	case SIGKILL:
+		return "killed (SIGKILL)";
+	case SIGXCPU:
+		return "CPU time limit exceeded (SIGXCPU)";
+	case SIGXFSZ:
+		return "file size limit exceeded (SIGXFSZ)";
+	case SIGPIPE:
+		return "broken pipe (SIGPIPE)";
+	case SIGTERM:
+		return "terminated (SIGTERM)";
+	case SIGINT:
+		return "interrupted (SIGINT)";
+	case SIGTRAP:
+		return "trace/breakpoint trap (SIGTRAP)";
+	case SIGSYS:
+		return "bad system call (SIGSYS)";
+	case SIGALRM:
+		return "alarm clock (SIGALRM)";
+	}
+	return "unexpected signal";
+}
+
+const char *kj_call_status_name(kj_call_status s)
+{
+	switch (s) {
+	case KJ_CALL_OK:
+		return "ok";
+	case KJ_CALL_TIMEOUT:
+		return "timeout";
+	case KJ_CALL_SIGNALED:
+		return "signaled";
+	case KJ_CALL_EXITED:
+		return "exited";
+	case KJ_CALL_FLOOD:
+		return "flood";
+	case KJ_CALL_ERROR:
+		return "error";
+	case KJ_CALL_PROTOCOL:
+		return "protocol";
+	}
+	return "unknown";
+}
+
+static void res_init(struct kj_call_result *res)
+{
+	memset(res, 0, sizeof(*res));
+}
+
+/* Kills the whole group while the leader is still unreaped (alive or a
+ * zombie), so its pid cannot have been reused as a group id, then reaps. */
+static int drain_log(struct kj_worker *w);
+
+static void reap(struct kj_worker *w)
+{
+	int st;
+	if (w->dead || w->pid <= 0)
+		return;
+	kill(-w->pid, SIGKILL);
+	kill(w->pid, SIGKILL);
+	while (waitpid(w->pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			st = SIGKILL; /* lost child (SIGCHLD ignored): record a kill */
+			break;
+		}
+	}
+	w->status = st;
+	w->dead = 1;
+	drain_log(w);
+}
+
+/* Moves what the worker wrote into the log; returns 1 at end of file. */
+static int drain_log(struct kj_worker *w)
+{
+	char chunk[16384];
+	ssize_t n;
+	if (w->logfd < 0)
+		return 1;
+	for (;;) {
+		n = read(w->logfd, chunk, sizeof(chunk));
+		if (n > 0) {
+			kj_capbuf_add(&w->log, chunk, (size_t)n);
+			if (w->log.total > w->opts.flood_limit)
+				return 0;
+			continue;
+		}
+		if (n == 0)
+			return 1;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : 1;
+	}
+}
+
+static int flooded(const struct kj_worker *w)
+{
+	return w->log.total > w->opts.flood_limit;
+}
+
+/* Describes a reaped worker's end in res. */
+static void describe_death(const struct kj_worker *w, struct kj_call_result *res, const char *when)
+{
+	if (WIFSIGNALED(w->status)) {
+		res->status = KJ_CALL_SIGNALED;
+		res->signo = WTERMSIG(w->status);
+		snprintf(res->msg, sizeof(res->msg), "worker died%s: %s", when,
+			 kj_signal_desc(res->signo));
+	} else {
+		res->status = KJ_CALL_EXITED;
+		res->exit_code = WIFEXITED(w->status) ? WEXITSTATUS(w->status) : -1;
+		snprintf(res->msg, sizeof(res->msg), "worker exited with status %d%s",
+			 res->exit_code, when);
+	}
+}
+
+static void fail_flood(struct kj_worker *w, struct kj_call_result *res)
+{
+	reap(w);
+	res->status = KJ_CALL_FLOOD;
+	snprintf(res->msg, sizeof(res->msg),
+		 "worker wrote more than %zu bytes of output; killed", w->opts.flood_limit);
+}
+
+static void fail_protocol(struct kj_worker *w, struct kj_call_result *res, const char *what)
+{
+	reap(w);
+	res->status = KJ_CALL_PROTOCOL;
+	snprintf(res->msg, sizeof(res->msg), "protocol violation: %s; worker killed", what);
+}
+
+/* The socket reached end of file or was reset: the worker is dying, or the
+ * candidate closed fd 3.  Gives it a grace period to exit on its own (still
+ * draining its output), then kills it. */
+static void on_hangup(struct kj_worker *w, struct kj_call_result *res)
+{
+	int64_t end = now_ns() + EXIT_GRACE_NS;
+	siginfo_t si;
+	struct pollfd p;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == w->pid)
+			break;
+		if (now_ns() >= end) {
+			fail_protocol(w, res, "worker closed the protocol socket but kept running");
+			return;
+		}
+		p.fd = w->logfd;
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, w->logfd >= 0 ? 1 : 0, 10) > 0 && drain_log(w) && w->logfd >= 0) {
+			close(w->logfd);
+			w->logfd = -1;
+		}
+		if (flooded(w)) {
+			fail_flood(w, res);
+			return;
+		}
+	}
+	reap(w);
+	drain_log(w);
+	describe_death(w, res, " during the call");
+}
+
+/* Waits until deadline for one reply of exactly its size carrying seq,
+ * draining the log all along.  On success res->status is OK or ERROR and
+ * *reply holds the message; otherwise the worker is dead and res says why. */
+static void await_reply(struct kj_worker *w, uint32_t seq, int64_t deadline,
+			union kj_wire_msg *reply, struct kj_call_result *res)
+{
+	struct pollfd p[2];
+	int64_t left;
+	ssize_t n;
+	size_t want;
+	int nfd, ms;
+
+	for (;;) {
+		left = deadline - now_ns();
+		if (left <= 0) {
+			reap(w);
+			res->status = KJ_CALL_TIMEOUT;
+			snprintf(res->msg, sizeof(res->msg),
+				 "no reply in time; worker killed by the watchdog");
+			return;
+		}
+		ms = (int)((left + 999999) / 1000000);
+		p[0].fd = w->sock;
+		p[0].events = POLLIN;
+		p[0].revents = 0;
+		p[1].fd = w->logfd;
+		p[1].events = POLLIN;
+		p[1].revents = 0;
+		nfd = w->logfd >= 0 ? 2 : 1;
+		if (poll(p, (nfds_t)nfd, ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail_protocol(w, res, "poll failed on the worker's channels");
+			return;
+		}
+		if (nfd == 2 && p[1].revents) {
+			if (drain_log(w)) {
+				close(w->logfd);
+				w->logfd = -1;
+			}
+			if (flooded(w)) {
+				fail_flood(w, res);
+				return;
+			}
+		}
+		if (!p[0].revents)
+			continue;
+		n = recv(w->sock, reply, sizeof(*reply), MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			continue;
+		res->judge_ns = now_ns();
+		if (n == 0 || (n < 0 && errno == ECONNRESET)) {
+			on_hangup(w, res);
+			return;
+		}
+		if (n < 0) {
+			fail_protocol(w, res, "cannot read the protocol socket");
+			return;
+		}
+		want = (size_t)n >= sizeof(reply->h) ? kj_wire_size(reply->h.type) : 0;
+		if (want == 0 || (size_t)n != want) {
+			fail_protocol(w, res, "malformed reply");
+			return;
+		}
+		if (reply->h.seq != seq) {
+			fail_protocol(w, res, "reply does not answer the request (sequence number)");
+			return;
+		}
+		if (seq == 0 ? reply->h.type != KJ_WIRE_HELLO :
+			       reply->h.type != KJ_WIRE_OK && reply->h.type != KJ_WIRE_ERROR) {
+			fail_protocol(w, res, "unexpected message type");
+			return;
+		}
+		drain_log(w);
+		if (flooded(w)) {
+			fail_flood(w, res);
+			return;
+		}
+		res->status = reply->h.type == KJ_WIRE_ERROR ? KJ_CALL_ERROR : KJ_CALL_OK;
+		return;
+	}
+}
+
+static double effective_timeout(double t)
+{
+	return t > 0 ? t : DEF_TIMEOUT_S;
+}
+
+/* Sends one request (with fd as SCM_RIGHTS when >= 0) and waits for its
+ * reply.  Returns 0 with res filled in every case where the worker, not the
+ * judge, is at fault. */
+static int exchange(struct kj_worker *w, void *msg, size_t len, int fd, double timeout_s,
+		    union kj_wire_msg *reply, struct kj_call_result *res, struct kj_err *err)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct kj_wire_hdr *h = msg;
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	union kj_wire_msg stale;
+	int64_t t0;
+	ssize_t n;
+
+	res_init(res);
+	if (w->dead) {
+		describe_death(w, res, " before this call (worker is gone)");
+		return 0;
+	}
+	if (w->pid <= 0 || w->sock < 0)
+		return kj_err_set(err, KJ_E_USAGE, "worker was not started");
+	/* Anything already waiting is a second answer to an earlier request,
+	 * e.g. an early OK forged by the candidate. */
+	n = recv(w->sock, &stale, sizeof(stale), MSG_DONTWAIT | MSG_TRUNC);
+	if (n == 0 || (n < 0 && errno == ECONNRESET)) {
+		on_hangup(w, res);
+		return 0;
+	}
+	if (n > 0) {
+		fail_protocol(w, res, "unsolicited message from the worker");
+		return 0;
+	}
+	h->seq = next_seq();
+
+	iov.iov_base = msg;
+	iov.iov_len = len;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	t0 = now_ns();
+	do
+		n = sendmsg(w->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+		on_hangup(w, res);
+		return 0;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		fail_protocol(w, res, "worker does not read its requests");
+		return 0;
+	}
+	if (n < 0)
+		return kj_err_sys(err, "cannot send to worker %d", (int)w->pid);
+	if ((size_t)n != len) {
+		fail_protocol(w, res, "request was cut short");
+		return 0;
+	}
+	await_reply(w, h->seq, t0 + (int64_t)(effective_timeout(timeout_s) * 1e9), reply, res);
+	if (res->status == KJ_CALL_TIMEOUT)
+		snprintf(res->msg, sizeof(res->msg),
+			 "no reply within %.3g s; worker killed by the watchdog",
+			 effective_timeout(timeout_s));
+	if (res->status == KJ_CALL_OK || res->status == KJ_CALL_ERROR) {
+		res->judge_ns -= t0;
+		if (res->status == KJ_CALL_OK) {
+			res->worker_ns = reply->ok.worker_ns;
+		} else {
+			reply->error.text[KJ_WIRE_TEXT_MAX - 1] = '\0';
+			snprintf(res->msg, sizeof(res->msg), "%s", reply->error.text);
+		}
+	} else {
+		res->judge_ns = 0;
+	}
+	return 0;
+}
+
+/* mkdir -p; returns 0 or -1 with errno set. */
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path), i;
+	if (len == 0 || len >= sizeof(buf)) {
+		errno = len ? ENAMETOOLONG : ENOENT;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return -1;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+/* Only async-signal-safe calls from here to exec: the judge may have threads. */
+static void child_die(const char *what)
+{
+	char num[16], *p = num + sizeof(num);
+	int e = errno;
+	ssize_t r;
+	*--p = '\0';
+	do
+		*--p = (char)('0' + e % 10);
+	while ((e /= 10) && p > num);
+	r = write(2, "kjudge: worker setup failed: ", 29);
+	r = write(2, what, strlen(what));
+	r = write(2, " (errno ", 8);
+	r = write(2, p, strlen(p));
+	r = write(2, ")\n", 2);
+	(void)r;
+	_exit(127);
+}
+
+struct child_plan {
+	const char *path, *dir;
+	char *argv[2];
+	int sock, logw;
+	pid_t parent;
+	struct rlimit cpu, as, fsize, core, nofile;
+	int set_as;
+};
+
+static void child_run(const struct child_plan *c)
+{
+	struct sigaction sa;
+	sigset_t none;
+	struct rlimit lim;
+	int s, l, nul, sig;
+	unsigned int fd;
+
+	/* Lift the ends above 3 first so no dup2 below overwrites another;
+	 * until fd 2 is the log pipe a failure stays silent (the library never
+	 * prints on the judge's stderr). */
+	s = fcntl(c->sock, F_DUPFD, 10);
+	l = fcntl(c->logw, F_DUPFD, 10);
+	nul = open("/dev/null", O_RDONLY);
+	if (s < 0 || l < 0 || nul < 0)
+		_exit(127);
+	if (dup2(nul, 0) < 0 || dup2(l, 1) < 0 || dup2(l, 2) < 0 || dup2(s, KJ_WIRE_FD) < 0)
+		_exit(127);
+	if (close_range(KJ_WIRE_FD + 1, ~0U, 0) < 0) {
+		if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur == RLIM_INFINITY)
+			lim.rlim_cur = 65536;
+		for (fd = KJ_WIRE_FD + 1; fd < lim.rlim_cur; fd++)
+			close((int)fd);
+	}
+	if (setpgid(0, 0) < 0)
+		child_die("setpgid");
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_die("PR_SET_PDEATHSIG");
+	if (getppid() != c->parent)
+		_exit(127);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_die("PR_SET_NO_NEW_PRIVS");
+	/* The judge's ignored or blocked signals would survive exec and could
+	 * stop SIGXCPU or SIGPIPE from ending a runaway worker. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (chdir(c->dir) < 0)
+		child_die("chdir to the scratch directory");
+	if (setrlimit(RLIMIT_CPU, &c->cpu) < 0)
+		child_die("RLIMIT_CPU");
+	if (c->set_as && setrlimit(RLIMIT_AS, &c->as) < 0)
+		child_die("RLIMIT_AS");
+	if (setrlimit(RLIMIT_FSIZE, &c->fsize) < 0)
+		child_die("RLIMIT_FSIZE");
+	if (setrlimit(RLIMIT_CORE, &c->core) < 0)
+		child_die("RLIMIT_CORE");
+	if (setrlimit(RLIMIT_NOFILE, &c->nofile) < 0)
+		child_die("RLIMIT_NOFILE");
+	execv(c->path, c->argv);
+	child_die("exec of the worker");
+}
+
+/* A lowered hard limit cannot be raised again by an unprivileged process, so
+ * the hard limits equal the soft ones except for CPU, where one more second
+ * turns an ignored SIGXCPU into SIGKILL. */
+static void plan_limits(struct child_plan *c, const struct kj_worker_opts *o)
+{
+	rlim_t cpu = (rlim_t)ceil(o->cpu_limit_s);
+	if (cpu < 1)
+		cpu = 1;
+	c->cpu.rlim_cur = cpu;
+	c->cpu.rlim_max = cpu + 1;
+	c->as.rlim_cur = c->as.rlim_max = (rlim_t)o->as_limit;
+	c->set_as = !o->cuda;
+	c->fsize.rlim_cur = c->fsize.rlim_max = (rlim_t)o->fsize_limit;
+	c->core.rlim_cur = c->core.rlim_max = 0;
+	c->nofile.rlim_cur = c->nofile.rlim_max = 64;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct kj_err *err)
+{
+	struct child_plan c;
+	struct kj_call_result res;
+	union kj_wire_msg hello;
+	int sv[2] = {-1, -1}, lp[2] = {-1, -1}, fl;
+	pid_t pid;
+
+	memset(w, 0, sizeof(*w));
+	w->sock = w->logfd = w->arena_fd = -1;
+	if (!o || !o->worker_path || !o->scratch_dir) {
+		kj_capbuf_init(&w->log, DEF_LOG_CAP);
+		return kj_err_set(err, KJ_E_USAGE, "worker path and scratch directory are required");
+	}
+	w->opts = *o;
+	if (w->opts.cpu_limit_s <= 0)
+		w->opts.cpu_limit_s = DEF_CPU_S;
+	if (!w->opts.as_limit)
+		w->opts.as_limit = DEF_AS;
+	if (!w->opts.fsize_limit)
+		w->opts.fsize_limit = DEF_FSIZE;
+	if (!w->opts.log_cap)
+		w->opts.log_cap = DEF_LOG_CAP;
+	if (!w->opts.flood_limit)
+		w->opts.flood_limit = DEF_FLOOD;
+	kj_capbuf_init(&w->log, w->opts.log_cap);
+
+	if (mkdir_p(o->scratch_dir) < 0)
+		return kj_err_sys(err, "cannot create scratch directory '%s'", o->scratch_dir);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return kj_err_sys(err, "cannot create the worker socket");
+	if (pipe2(lp, O_CLOEXEC) < 0) {
+		kj_err_sys(err, "cannot create the worker log pipe");
+		close(sv[0]);
+		close(sv[1]);
+		return KJ_E_SYS;
+	}
+
+	memset(&c, 0, sizeof(c));
+	c.path = o->worker_path;
+	c.dir = o->scratch_dir;
+	c.argv[0] = (char *)o->worker_path;
+	c.argv[1] = NULL;
+	c.sock = sv[1];
+	c.logw = lp[1];
+	c.parent = getpid();
+	plan_limits(&c, &w->opts);
+
+	pid = fork();
+	if (pid < 0) {
+		kj_err_sys(err, "cannot fork the worker");
+		close(sv[0]);
+		close(sv[1]);
+		close(lp[0]);
+		close(lp[1]);
+		return KJ_E_SYS;
+	}
+	if (pid == 0)
+		child_run(&c);
+	/* Also from this side, so a kill(-pid) right away cannot miss. */
+	setpgid(pid, pid);
+	close(sv[1]);
+	close(lp[1]);
+	w->pid = pid;
+	w->sock = sv[0];
+	w->logfd = lp[0];
+	fl = fcntl(w->logfd, F_GETFL);
+	fcntl(w->logfd, F_SETFL, fl | O_NONBLOCK);
+
+	res_init(&res);
+	await_reply(w, 0, now_ns() + (int64_t)(HELLO_TIMEOUT_S * 1e9), &hello, &res);
+	if (res.status == KJ_CALL_OK &&
+	    (hello.hello.version != KJ_WIRE_VERSION || hello.hello.pid != (uint32_t)pid))
+		fail_protocol(w, &res, "HELLO names another version or process");
+	if (res.status != KJ_CALL_OK) {
+		if (res.status == KJ_CALL_TIMEOUT)
+			snprintf(res.msg, sizeof(res.msg), "no HELLO within %.0f s", HELLO_TIMEOUT_S);
+		kj_err_set(err, KJ_E_WORKER, "worker '%s' did not start: %s%s%.300s",
+			   o->worker_path, res.msg, w->log.len ? "; output: " : "", w->log.buf);
+		kj_worker_stop(w);
+		return KJ_E_WORKER;
+	}
+	return 0;
+}
+
+int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol, int nptr,
+		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
+{
+	struct kj_wire_load m;
+	union kj_wire_msg reply;
+	size_t pl, sl;
+
+	res_init(res);
+	if (!so_path || !symbol)
+		return kj_err_set(err, KJ_E_USAGE, "load needs a shared object and a symbol");
+	pl = strlen(so_path);
+	sl = strlen(symbol);
+	if (pl >= KJ_WIRE_PATH_MAX || sl >= KJ_WIRE_SYM_MAX || sl == 0)
+		return kj_err_set(err, KJ_E_USAGE, "path or symbol name too long or empty: '%s'",
+				  symbol);
+	if (nptr < 0 || nptr > KJ_WIRE_MAX_PTR || ndim < 0 || ndim > KJ_WIRE_MAX_DIM)
+		return kj_err_set(err, KJ_E_USAGE,
+				  "%d pointer and %d dimension arguments: at most %d of each",
+				  nptr, ndim, KJ_WIRE_MAX_PTR);
+	memset(&m, 0, sizeof(m));
+	m.h.type = KJ_WIRE_LOAD;
+	m.nptr = (uint32_t)nptr;
+	m.ndim = (uint32_t)ndim;
+	m.cuda = w->opts.cuda ? 1 : 0;
+	memcpy(m.path, so_path, pl + 1);
+	memcpy(m.symbol, symbol, sl + 1);
+	return exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
+}
+
+static void unmap_arena(struct kj_worker *w)
+{
+	if (w->arena && w->arena_size)
+		munmap(w->arena, w->arena_size);
+	w->arena = NULL;
+	w->arena_size = 0;
+	close_fd(&w->arena_fd);
+}
+
+int kj_worker_arena(struct kj_worker *w, size_t bytes, struct kj_err *err)
+{
+	struct kj_wire_arena m;
+	struct kj_call_result res;
+	union kj_wire_msg reply;
+	void *p = NULL;
+	int fd = -1, rc;
+
+	if (w->dead) {
+		res_init(&res);
+		describe_death(w, &res, " before the arena was set up");
+		return kj_err_set(err, KJ_E_WORKER, "%s", res.msg);
+	}
+	unmap_arena(w);
+	if (bytes) {
+		fd = memfd_create("kj-arena", MFD_CLOEXEC);
+		if (fd < 0)
+			return kj_err_sys(err, "cannot create a %zu-byte arena", bytes);
+		if (ftruncate(fd, (off_t)bytes) < 0) {
+			kj_err_sys(err, "cannot size the arena to %zu bytes", bytes);
+			close(fd);
+			return KJ_E_SYS;
+		}
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED) {
+			kj_err_sys(err, "cannot map the %zu-byte arena", bytes);
+			close(fd);
+			return KJ_E_SYS;
+		}
+	}
+	w->arena = p;
+	w->arena_size = bytes;
+	w->arena_fd = fd;
+
+	memset(&m, 0, sizeof(m));
+	m.h.type = KJ_WIRE_ARENA;
+	m.size = bytes;
+	rc = exchange(w, &m, sizeof(m), fd, ARENA_TIMEOUT_S, &reply, &res, err);
+	if (rc)
+		return rc;
+	if (res.status != KJ_CALL_OK)
+		return kj_err_set(err, KJ_E_WORKER, "worker could not map the arena: %s", res.msg);
+	return 0;
+}
+
+int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
+{
+	struct kj_wire_call m;
+	union kj_wire_msg reply;
+
+	res_init(res);
+	if (nptr < 0 || nptr > KJ_WIRE_MAX_PTR || ndim < 0 || ndim > KJ_WIRE_MAX_DIM ||
+	    (nptr && !off) || (ndim && !dims))
+		return kj_err_set(err, KJ_E_USAGE,
+				  "%d pointer and %d dimension arguments: at most %d of each",
+				  nptr, ndim, KJ_WIRE_MAX_PTR);
+	memset(&m, 0, sizeof(m));
+	m.h.type = KJ_WIRE_CALL;
+	m.nptr = (uint32_t)nptr;
+	m.ndim = (uint32_t)ndim;
+	if (nptr)
+		memcpy(m.off, off, sizeof(*off) * (size_t)nptr);
+	if (ndim)
+		memcpy(m.dims, dims, sizeof(*dims) * (size_t)ndim);
+	return exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
+}
+
+int kj_worker_nop(struct kj_worker *w, double timeout_s, struct kj_call_result *res,
+		  struct kj_err *err)
+{
+	struct kj_wire_nop m;
+	union kj_wire_msg reply;
+
+	memset(&m, 0, sizeof(m));
+	m.h.type = KJ_WIRE_NOP;
+	return exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
+}
+
+void kj_worker_stop(struct kj_worker *w)
+{
+	reap(w);
+	unmap_arena(w);
+	close_fd(&w->sock);
+	close_fd(&w->logfd);
+	kj_capbuf_release(&w->log);
+}

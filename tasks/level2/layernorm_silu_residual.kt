@@ -1,0 +1,13 @@
+task layernorm_silu_residual
+level 2
+category Fusion
+about "x + silu(layer_norm(x)) over the hidden dim, with LayerNorm weight and bias"
+input  x: f32[N, D] ~ normal
+param  g: f32[D] ~ uniform(0.5, 1.5)
+param  b: f32[D] ~ uniform(-0.1, 0.1)
+output y: f32[N, D]
+h = layer_norm(x, [D], weight=g, bias=b)
+y = x + silu(h)
+check N=1 D=1; N=3 D=1000; N=17 D=4097; N=5 D=33
+bench N=65536 D=4096 weight=0.6; N=16384 D=8192 weight=0.4
+bench cpu N=256 D=4096 weight=1
