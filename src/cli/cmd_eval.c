@@ -160,7 +160,7 @@ int cmd_eval(int argc, char **argv)
 	kj_err_init(&err);
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
 		fprintf(stderr, "kjudge eval: %s\n", err.msg);
-		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_JUDGE;
+		return KJ_EXIT_USAGE;
 	}
 	if (kj_cli_read_file(argv[optind + 1], &src, &len, &err)) {
 		fprintf(stderr, "kjudge eval: %s\n", err.msg);

@@ -458,7 +458,8 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 		 const char *inc, const char *source, size_t len, const char *base,
 		 struct kj_compile_result *res, struct kj_err *err)
 {
-	char tmpdir[PATHSZ], src[PATHSZ], obj[PATHSZ], incflag[PATHSZ], path[PATHSZ], msg[128];
+	char tmpdir[PATHSZ], src[PATHSZ], obj[PATHSZ], incflag[PATHSZ], path[PATHSZ];
+	char msg[128] = "";
 	char *argv[MAX_FLAGS + 12];
 	struct run_result r;
 	double timeout = o->timeout_s > 0 ? o->timeout_s : DEF_TIMEOUT_S;
@@ -499,10 +500,9 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 	if (r.timed_out) {
 		snprintf(msg, sizeof(msg), "%scompiler timed out after %g s\n",
 			 r.out.len && r.out.buf[r.out.len - 1] != '\n' ? "\n" : "", timeout);
-		kj_capbuf_add(&r.out, msg, strlen(msg));
 	} else if (WIFSIGNALED(r.status)) {
-		snprintf(msg, sizeof(msg), "compiler killed by signal %d\n", WTERMSIG(r.status));
-		kj_capbuf_add(&r.out, msg, strlen(msg));
+		snprintf(msg, sizeof(msg), "%scompiler killed by signal %d\n",
+			 r.out.len && r.out.buf[r.out.len - 1] != '\n' ? "\n" : "", WTERMSIG(r.status));
 	} else if (WEXITSTATUS(r.status) == 0 && file_exists(obj)) {
 		res->ok = 1;
 	} else {
@@ -510,16 +510,21 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 		 * crashes may be the machine's and are tried again next time. */
 		cached_fail = 1;
 	}
-	res->log = strdup(r.out.buf);
+	/* The judge's own note goes past the cap: it must never be cut. */
+	res->log = malloc(r.out.len + strlen(msg) + 1);
+	if (res->log) {
+		memcpy(res->log, r.out.buf, r.out.len);
+		memcpy(res->log + r.out.len, msg, strlen(msg) + 1);
+	}
 	if (!res->log)
 		rc = kj_err_set(err, KJ_E_NOMEM, "out of memory for the compiler log");
 	if (!rc) {
 		pathf(path, "%s.log", base);
-		rc = write_atomic(path, r.out.buf, r.out.len, err);
+		rc = write_atomic(path, res->log, strlen(res->log), err);
 	}
 	if (!rc && cached_fail) {
 		pathf(path, "%s.fail", base);
-		rc = write_atomic(path, r.out.buf, r.out.len, err);
+		rc = write_atomic(path, res->log, strlen(res->log), err);
 	}
 	if (!rc && res->ok) {
 		pathf(res->so_path, "%s.so", base);

@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -202,22 +203,44 @@ static const char *fallback_lib(const char *s)
 	return NULL;
 }
 
-static void add_lib(struct kj_symcheck *out, const char *lib)
+/* What the scan has found so far. */
+struct scan {
+	struct kj_symcheck *out;
+	unsigned on;
+	const char *libs[sizeof(fallback_rules) / sizeof(fallback_rules[0])];
+	size_t nlibs;
+};
+
+static void add_lib(struct scan *sc, const char *lib)
 {
-	const char *p = out->libs;
-	size_t n = strlen(lib), len;
-	while ((p = strstr(p, lib)) != NULL) {
-		if ((p == out->libs || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+	size_t i;
+	for (i = 0; i < sc->nlibs; i++)
+		if (strcmp(sc->libs[i], lib) == 0)
 			return;
-		p += n;
-	}
-	len = strlen(out->libs);
-	snprintf(out->libs + len, sizeof(out->libs) - len, "%s%s", len ? "," : "", lib);
+	sc->libs[sc->nlibs++] = lib;
 }
 
-static void judge_symbol(struct kj_symcheck *out, const char *name, int undefined, unsigned on)
+static int cmp_str(const void *a, const void *b)
 {
-	const struct reject_group *g = rejected(name, on);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted, so that the list does not depend on symbol table order. */
+static void join_libs(struct scan *sc)
+{
+	size_t i, len;
+	qsort(sc->libs, sc->nlibs, sizeof(sc->libs[0]), cmp_str);
+	for (i = 0; i < sc->nlibs; i++) {
+		len = strlen(sc->out->libs);
+		snprintf(sc->out->libs + len, sizeof(sc->out->libs) - len, "%s%s", i ? "," : "",
+			 sc->libs[i]);
+	}
+}
+
+static void judge_symbol(struct scan *sc, const char *name, int undefined)
+{
+	struct kj_symcheck *out = sc->out;
+	const struct reject_group *g = rejected(name, sc->on);
 	const char *lib;
 
 	if (!undefined) {
@@ -241,7 +264,7 @@ static void judge_symbol(struct kj_symcheck *out, const char *name, int undefine
 	}
 	lib = fallback_lib(name);
 	if (lib) {
-		add_lib(out, lib);
+		add_lib(sc, lib);
 		if (out->verdict < 1) {
 			out->verdict = 1;
 			snprintf(out->reason, sizeof(out->reason),
@@ -252,7 +275,7 @@ static void judge_symbol(struct kj_symcheck *out, const char *name, int undefine
 
 int kj_symcheck_so(const char *so_path, kj_backend b, struct kj_symcheck *out, struct kj_err *err)
 {
-	unsigned on = b == KJ_BACKEND_CUDA ? ON_CUDA : ON_CPU;
+	struct scan sc;
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
 	Elf_Data *data;
@@ -263,6 +286,9 @@ int kj_symcheck_so(const char *so_path, kj_backend b, struct kj_symcheck *out, s
 	int fd, found = 0, rc = 0, bind;
 
 	memset(out, 0, sizeof(*out));
+	memset(&sc, 0, sizeof(sc));
+	sc.out = out;
+	sc.on = b == KJ_BACKEND_CUDA ? ON_CUDA : ON_CPU;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return kj_err_set(err, KJ_E_INTERNAL, "libelf is unusable: %s", elf_errmsg(-1));
 	fd = open(so_path, O_RDONLY | O_CLOEXEC);
@@ -295,14 +321,15 @@ int kj_symcheck_so(const char *so_path, kj_backend b, struct kj_symcheck *out, s
 			if (!name || !*name)
 				continue;
 			if (sym.st_shndx == SHN_UNDEF)
-				judge_symbol(out, name, 1, on);
+				judge_symbol(&sc, name, 1);
 			else if (GELF_ST_TYPE(sym.st_info) == STT_FUNC ||
 				 GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC)
-				judge_symbol(out, name, 0, on);
+				judge_symbol(&sc, name, 0);
 		}
 	}
 	if (!found)
 		rc = kj_err_set(err, KJ_E_IO, "'%s' has no dynamic symbol table", so_path);
+	join_libs(&sc);
 out:
 	if (elf)
 		elf_end(elf);

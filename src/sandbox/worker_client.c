@@ -35,6 +35,20 @@
 #define DEF_TIMEOUT_S 60.0
 #define HELLO_TIMEOUT_S 30.0
 #define ARENA_TIMEOUT_S 30.0
+/* AddressSanitizer reserves terabytes of address space at start-up; in a
+ * sanitizer build (`make asan` builds the worker the same way) RLIMIT_AS
+ * would stop every worker, so it is left off there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define KJ_ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KJ_ASAN_BUILD 1
+#endif
+#endif
+#ifndef KJ_ASAN_BUILD
+#define KJ_ASAN_BUILD 0
+#endif
+
 /* How long a worker that closed its socket gets to finish dying. */
 #define EXIT_GRACE_NS 2000000000LL
 
@@ -529,7 +543,7 @@ static void plan_limits(struct child_plan *c, const struct kj_worker_opts *o)
 	c->cpu.rlim_cur = cpu;
 	c->cpu.rlim_max = cpu + 1;
 	c->as.rlim_cur = c->as.rlim_max = (rlim_t)o->as_limit;
-	c->set_as = !o->cuda;
+	c->set_as = !o->cuda && !KJ_ASAN_BUILD;
 	c->fsize.rlim_cur = c->fsize.rlim_max = (rlim_t)o->fsize_limit;
 	c->core.rlim_cur = c->core.rlim_max = 0;
 	c->nofile.rlim_cur = c->nofile.rlim_max = 64;

@@ -165,11 +165,10 @@ static kj_expr *parse_primary(struct parser *p)
 			if (accept(p, ")"))
 				return e;
 			for (;;) {
-				char *kw = NULL;
+				char *kw = NULL, name[256];
 				kj_expr *a;
 				if (p->lx.tok == KJ_T_IDENT) {
 					struct kj_lexer save = p->lx;
-					char name[256];
 					memcpy(name, p->lx.text, sizeof(name));
 					next(p);
 					if (kj_lex_is(&p->lx, "=")) {

@@ -1,0 +1,38 @@
+# TAP helpers for command-line tests (sourced).  One behaviour per
+# expect_success call, as git's test-lib does; done_testing prints the plan.
+set -u
+KJ_BUILD=${KJ_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
+KJ_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KJ=$KJ_BUILD/kjudge
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/kjtest.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+export KJUDGE_CACHE=$TMP/cache
+n_=0
+failed_=0
+
+# expect_success "description" 'shell commands'
+expect_success() {
+	n_=$((n_ + 1))
+	if (eval "$2") >"$TMP/out.$n_" 2>&1; then
+		echo "ok $n_ - $1"
+	else
+		echo "not ok $n_ - $1"
+		sed 's/^/#   /' "$TMP/out.$n_" | head -40
+		failed_=$((failed_ + 1))
+	fi
+}
+
+# json_get FILE PATH: prints the value at a JSON path like status or perf.0.ms
+json_get() {
+	perl -MJSON::PP -e '
+		local $/; open my $f, "<", $ARGV[0] or die "cannot open $ARGV[0]";
+		my $v = JSON::PP->new->decode(<$f>);
+		for my $k (split /\./, $ARGV[1]) { $v = ref $v eq "ARRAY" ? $v->[$k] : $v->{$k}; }
+		print defined $v ? (ref $v ? JSON::PP->new->canonical->encode($v) : $v) : "null";
+	' "$1" "$2"
+}
+
+done_testing() {
+	echo "1..$n_"
+	[ "$failed_" -eq 0 ]
+}

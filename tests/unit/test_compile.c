@@ -1,0 +1,255 @@
+/*
+ * The candidate compiler and its cache: a build lands under its key and
+ * works, identical inputs never compile twice (a wrapper compiler counts its
+ * runs), a change of source, header or compiler changes the key, a broken
+ * candidate's failure is cached with its log, and a hanging compiler is
+ * killed.  Runs from the repository root (it reads include/candidate).
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kjudge/compile.h"
+#include "tap.h"
+
+static char dir[256], cache[512], counter[512];
+
+static const char good_src[] =
+	"#include \"kjudge_cpu.h\"\n"
+	"void add(const float *a, const float *b, float *y, int64_t n)\n"
+	"{ for (int64_t i = 0; i < n; i++)\n"
+	"    y[i] = kj_half_to_float(kj_float_to_half(a[i])) + b[i]; }\n";
+static const char other_src[] =
+	"#include \"kjudge_cpu.h\"\n"
+	"void add(const float *a, const float *b, float *y, int64_t n)\n"
+	"{ for (int64_t i = 0; i < n; i++) y[i] = a[i] + b[i]; }\n";
+static const char bad_src[] = "void add(float *y) { y[0] = 1.0f }\n";
+
+/* is_str() tests its argument for NULL, which warns for an array. */
+static const char *str(const char *p)
+{
+	return p;
+}
+
+static int write_file(const char *path, const char *text, int mode)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return chmod(path, (mode_t)mode);
+}
+
+static int runs(void)
+{
+	FILE *f = fopen(counter, "r");
+	int n = 0, c;
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+static int exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+static void opts(struct kj_compile_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->backend = KJ_BACKEND_CPU;
+	o->cache_dir = cache;
+	o->include_dir = "include/candidate";
+}
+
+static int compile(const char *src, const struct kj_compile_opts *o, struct kj_compile_result *r,
+		   struct kj_err *e)
+{
+	kj_err_init(e);
+	return kj_compile(src, strlen(src), o, r, e);
+}
+
+static void test_sha(void)
+{
+	char h[65];
+	kj_backend b;
+	kj_sha256_hex("abc", 3, h);
+	is_str(str(h), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "sha256(abc)");
+	kj_sha256_hex("", 0, h);
+	is_str(str(h), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha256('')");
+	is_str(kj_backend_name(KJ_BACKEND_CUDA), "cuda", "backend name cuda");
+	ok(kj_backend_from_name("cpu", &b) == 0 && b == KJ_BACKEND_CPU, "backend from name cpu");
+	is_int(kj_backend_from_name("gpu", &b), KJ_E_USAGE, "an unknown backend name is refused");
+}
+
+static int no_leftovers(void)
+{
+	DIR *d = opendir(cache);
+	struct dirent *de;
+	int n = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		n += strncmp(de->d_name, "tmp-", 4) == 0;
+	closedir(d);
+	return n == 0;
+}
+
+/* Calls the built add() and checks one value. */
+static int works(const char *so)
+{
+	void (*fn)(const float *, const float *, float *, int64_t);
+	float a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, y[3] = {0, 0, 0};
+	void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 0;
+	*(void **)&fn = dlsym(h, "add");
+	if (!fn)
+		return 0;
+	fn(a, b, y, 3);
+	return y[0] == 11 && y[1] == 22 && y[2] == 33;
+}
+
+int main(void)
+{
+	struct kj_compile_opts o;
+	struct kj_compile_result r, r2;
+	struct kj_err e;
+	char path[1200], key1[65], key_fake[65], wrap[512], slow[512], inc2[512], text[1400];
+
+	snprintf(dir, sizeof(dir), "/tmp/kjudge-test-compile-XXXXXX");
+	if (!mkdtemp(dir)) {
+		ok(0, "cannot make a temporary directory: %s", strerror(errno));
+		return done_testing();
+	}
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(counter, sizeof(counter), "%s/runs", dir);
+	snprintf(wrap, sizeof(wrap), "%s/wrap-cc", dir);
+	snprintf(slow, sizeof(slow), "%s/slow-cc", dir);
+	snprintf(text, sizeof(text),
+		 "#!/bin/sh\n[ \"$1\" = --version ] || echo run >> '%s'\nexec cc \"$@\"\n", counter);
+	write_file(wrap, text, 0755);
+	write_file(slow, "#!/bin/sh\n[ \"$1\" = --version ] && { echo fake-cc 1.0; exit 0; }\n"
+			 "echo compiling slowly\nsleep 30\n", 0755);
+	setenv("KJ_CC", wrap, 1);
+
+	test_sha();
+
+	opts(&o);
+	is_int(compile(good_src, &o, &r, &e), 0, "compile runs");
+	is_int(r.ok, 1, "a good candidate compiles");
+	is_int(r.cached, 0, "the first build is not cached");
+	is_int(runs(), 1, "the compiler ran once");
+	is_int(strlen(r.key), 64, "the key is 64 hex characters");
+	snprintf(path, sizeof(path), "%s/cpu/%.2s/%s.so", cache, r.key, r.key);
+	is_str(str(r.so_path), path, "the object is at <cache>/cpu/<key[0:2]>/<key>.so");
+	ok(exists(r.so_path), "the object exists");
+	snprintf(path, sizeof(path), "%s/cpu/%.2s/%s.log", cache, r.key, r.key);
+	ok(exists(path), "the log is kept beside it");
+	ok(r.log != NULL, "a log string is returned");
+	ok(works(r.so_path), "the object computes add()");
+	memcpy(key1, r.key, sizeof(key1));
+	kj_compile_result_release(&r);
+	ok(r.log == NULL, "release frees the log");
+
+	is_int(compile(good_src, &o, &r, &e), 0, "compile again");
+	ok(r.ok && r.cached, "the second build comes from the cache");
+	is_str(str(r.key), key1, "with the same key");
+	is_near(r.seconds, 0, 0, "and no time spent compiling");
+	is_int(runs(), 1, "the compiler did not run again");
+	kj_compile_result_release(&r);
+
+	o.no_cache = 1;
+	compile(good_src, &o, &r, &e);
+	ok(r.ok && !r.cached, "no_cache rebuilds");
+	is_int(runs(), 2, "the compiler ran for no_cache");
+	is_str(str(r.key), key1, "no_cache keeps the key");
+	kj_compile_result_release(&r);
+	o.no_cache = 0;
+
+	compile(other_src, &o, &r, &e);
+	ok(r.ok && !r.cached, "a different source builds");
+	ok(strcmp(r.key, key1) != 0, "under a different key");
+	kj_compile_result_release(&r);
+
+	snprintf(inc2, sizeof(inc2), "%s/inc2", dir);
+	mkdir(inc2, 0755);
+	snprintf(path, sizeof(path), "cp include/candidate/kjudge_cpu.h %s/ && echo '/* v2 */' >> %s/kjudge_cpu.h",
+		 inc2, inc2);
+	if (system(path) != 0)
+		printf("# could not copy the header\n");
+	o.include_dir = inc2;
+	compile(good_src, &o, &r, &e);
+	ok(r.ok && !r.cached, "a changed header rebuilds");
+	ok(strcmp(r.key, key1) != 0, "under a different key");
+	kj_compile_result_release(&r);
+	o.include_dir = "include/candidate";
+
+	is_int(runs(), 4, "four compiler runs so far");
+	is_int(compile(bad_src, &o, &r, &e), 0, "a broken candidate is not a judge error");
+	is_int(r.ok, 0, "a syntax error does not compile");
+	is_int(r.cached, 0, "the first failure is not cached");
+	like(r.log, "error:", "the log has the compiler's error");
+	snprintf(path, sizeof(path), "%s/cpu/%.2s/%s.fail", cache, r.key, r.key);
+	ok(exists(path), "the failure is cached as <key>.fail");
+	is_int(compile(bad_src, &o, &r2, &e), 0, "compile the broken candidate again");
+	ok(!r2.ok && r2.cached, "the failure comes from the cache");
+	is_str(r2.log, r.log, "with the same log");
+	is_int(runs(), 5, "the compiler did not run for the cached failure");
+	kj_compile_result_release(&r);
+	kj_compile_result_release(&r2);
+
+	o.log_cap = 40;
+	compile("int f(void) { return x; }\n", &o, &r, &e);
+	is_int(r.ok, 0, "another broken candidate");
+	is_int(strlen(r.log), 40, "its log is capped at log_cap bytes");
+	kj_compile_result_release(&r);
+	o.log_cap = 0;
+
+	setenv("KJ_CC", slow, 1);
+	o.timeout_s = 1;
+	o.log_cap = 10;
+	is_int(compile(good_src, &o, &r, &e), 0, "a hanging compiler is not a judge error");
+	is_int(r.ok, 0, "a timed-out build fails");
+	like(r.log, "compiling ", "its output is kept up to log_cap");
+	like(r.log, "compiler timed out after 1 s", "and the log says it timed out");
+	memcpy(key_fake, r.key, sizeof(key_fake));
+	ok(strcmp(key_fake, key1) != 0, "another compiler identity gives another key");
+	snprintf(path, sizeof(path), "%s/cpu/%.2s/%s.fail", cache, r.key, r.key);
+	ok(!exists(path), "a timeout is not cached as a failure");
+	kj_compile_result_release(&r);
+	o.timeout_s = 0;
+	o.log_cap = 0;
+
+	setenv("KJ_CC", "/nonexistent/cc", 1);
+	is_int(compile(good_src, &o, &r, &e), KJ_E_NOTFOUND, "a missing compiler is a judge error");
+	like(str(e.msg), "cannot run compiler '/nonexistent/cc'", "naming the compiler");
+	kj_compile_result_release(&r);
+	setenv("KJ_CC", wrap, 1);
+
+	o.include_dir = dir;
+	is_int(compile(good_src, &o, &r, &e), KJ_E_SYS, "a missing candidate header is a judge error");
+	like(str(e.msg), "kjudge_cpu.h", "naming the header");
+	o.include_dir = "include/candidate";
+
+	o.backend = KJ_BACKEND_CUDA;
+	is_int(compile(good_src, &o, &r, &e), KJ_E_UNSUPPORTED, "the CUDA backend is not built yet");
+	o.backend = KJ_BACKEND_CPU;
+
+	ok(no_leftovers(), "no build folder is left in the cache");
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	if (system(path) != 0)
+		printf("# could not remove %s\n", dir);
+	return done_testing();
+}
