@@ -21,7 +21,14 @@ struct parser {
 	struct kj_err *err;
 	int failed;
 	int have_task;
+	int nest;  /* open (, [, calls, unary minus, ** in the current expression */
+	int chain; /* binary operators of open left-to-right chains */
 };
+
+/* Lowering and evaluation recurse over expression trees; these bounds keep
+ * that recursion (and the parser's own) far from the end of the stack. */
+#define MAX_NEST 64
+#define MAX_CHAIN 256
 
 static const char *const categories[] = {
 	"Math", "Activation", "Reduce", "Normalization", "Loss", "Index", "Quantization",
@@ -245,7 +252,23 @@ static kj_expr *parse_power(struct parser *p)
 	return b ? binop(p, '^', loc, a, b) : NULL;
 }
 
+static kj_expr *parse_unary_in(struct parser *p);
+
+/* Every recursive path of the expression grammar passes through here. */
 static kj_expr *parse_unary(struct parser *p)
+{
+	kj_expr *e;
+	if (p->nest >= MAX_NEST) {
+		perr(p, here(p), "expression nested deeper than %d levels", MAX_NEST);
+		return NULL;
+	}
+	p->nest++;
+	e = parse_unary_in(p);
+	p->nest--;
+	return e;
+}
+
+static kj_expr *parse_unary_in(struct parser *p)
 {
 	kj_loc loc = here(p);
 	kj_expr *a, *e;
@@ -265,31 +288,53 @@ static kj_expr *parse_unary(struct parser *p)
 	return e;
 }
 
+static int chain_step(struct parser *p, int *n)
+{
+	if (p->chain >= MAX_CHAIN)
+		return perr(p, here(p), "expression longer than %d operators: split it into statements",
+			    MAX_CHAIN);
+	p->chain++;
+	(*n)++;
+	return 0;
+}
+
 static kj_expr *parse_mul(struct parser *p)
 {
 	kj_expr *a = parse_unary(p);
+	int n = 0;
 	while (a && (kj_lex_is(&p->lx, "*") || kj_lex_is(&p->lx, "/"))) {
 		kj_loc loc = here(p);
 		char op = p->lx.text[0];
 		kj_expr *b;
+		if (chain_step(p, &n)) {
+			a = NULL;
+			break;
+		}
 		next(p);
 		b = parse_unary(p);
 		a = b ? binop(p, op, loc, a, b) : NULL;
 	}
+	p->chain -= n;
 	return a;
 }
 
 static kj_expr *parse_expr(struct parser *p)
 {
 	kj_expr *a = parse_mul(p);
+	int n = 0;
 	while (a && (kj_lex_is(&p->lx, "+") || kj_lex_is(&p->lx, "-"))) {
 		kj_loc loc = here(p);
 		char op = p->lx.text[0];
 		kj_expr *b;
+		if (chain_step(p, &n)) {
+			a = NULL;
+			break;
+		}
 		next(p);
 		b = parse_mul(p);
 		a = b ? binop(p, op, loc, a, b) : NULL;
 	}
+	p->chain -= n;
 	return a;
 }
 
@@ -358,6 +403,9 @@ static int check_dim_expr(struct parser *p, const kj_expr *e, int declare)
 			return perr(p, e->loc, "'%s' is a tensor, not a dim symbol", e->name);
 		if (is_reserved(e->name))
 			return perr(p, e->loc, "'%s' is reserved and cannot be a dim symbol", e->name);
+		if (declare && find_sym(p->t, e->name) < 0 && p->t->nbind > 0)
+			/* a shape line already bound every symbol known then */
+			return perr(p, e->loc, "new dim symbol '%s' after a check/bench line: declare tensors before the shapes", e->name);
 		if (declare)
 			add_sym(p->t, e->name);
 		else if (find_sym(p->t, e->name) < 0)
@@ -1027,10 +1075,13 @@ int kj_task_parse(const char *text, size_t len, const char *path, kj_task **out,
 	p.t->about = xstrdup("");
 	for (size_t i = 0; i < len; i++)
 		if (text[i] == 0) {
-			int line = 1;
-			for (size_t j = 0; j < i; j++)
+			int line = 1, col = 1;
+			for (size_t j = 0; j < i; j++) {
+				col = text[j] == '\n' ? 1 : col + 1;
 				line += text[j] == '\n';
-			kj_err_set(err, KJ_E_PARSE, "%s:%d: NUL byte in task file", p.t->path, line);
+			}
+			kj_err_set(err, KJ_E_PARSE, "%s:%d:%d: NUL byte in task file (expected text)",
+				   p.t->path, line, col);
 			kj_task_free(p.t);
 			return KJ_E_PARSE;
 		}

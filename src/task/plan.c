@@ -39,30 +39,35 @@ int kj_expr_eval_int(const kj_task *t, const kj_expr *e, const int64_t *symval, 
 		return 0;
 	}
 	case KJ_X_NEG:
-		rc = kj_expr_eval_int(t, e->args[0], symval, &a, err);
+		if ((rc = kj_expr_eval_int(t, e->args[0], symval, &a, err)))
+			return rc;
+		if (a == INT64_MIN)
+			goto overflow;
 		*out = -a;
-		return rc;
+		return 0;
 	case KJ_X_BIN:
 		if ((rc = kj_expr_eval_int(t, e->args[0], symval, &a, err)) ||
 		    (rc = kj_expr_eval_int(t, e->args[1], symval, &b, err)))
 			return rc;
 		switch (e->op) {
 		case '+':
-			*out = a + b;
+			if (__builtin_add_overflow(a, b, out))
+				goto overflow;
 			return 0;
 		case '-':
-			*out = a - b;
+			if (__builtin_sub_overflow(a, b, out))
+				goto overflow;
 			return 0;
 		case '*':
-			if (a != 0 && (b > INT64_MAX / llabs(a) || b < -(INT64_MAX / llabs(a))))
-				return kj_err_set(err, KJ_E_TYPE, "%s:%d:%d: dim expression overflows",
-						  t->path, e->loc.line, e->loc.col);
-			*out = a * b;
+			if (__builtin_mul_overflow(a, b, out))
+				goto overflow;
 			return 0;
 		case '/':
 			if (b == 0)
 				return kj_err_set(err, KJ_E_TYPE, "%s:%d:%d: division by zero in a dim expression",
 						  t->path, e->loc.line, e->loc.col);
+			if (a == INT64_MIN && b == -1)
+				goto overflow;
 			/* floor division, as Python's // on dims */
 			*out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
 			return 0;
@@ -73,6 +78,29 @@ int kj_expr_eval_int(const kj_task *t, const kj_expr *e, const int64_t *symval, 
 	}
 	return kj_err_set(err, KJ_E_TYPE, "%s:%d:%d: expected an integer expression", t->path,
 			  e->loc.line, e->loc.col);
+overflow:
+	return kj_err_set(err, KJ_E_TYPE, "%s:%d:%d: dim expression overflows", t->path, e->loc.line,
+			  e->loc.col);
+}
+
+/* Tensors beyond this many elements are rejected when binding, which also
+ * keeps every element count and byte size far from int64 overflow. */
+#define MAX_NUMEL ((int64_t)1 << 40)
+
+/* 1 when every dim is >= 0 and the product is at most MAX_NUMEL. */
+static int numel_ok(const kj_shape *s)
+{
+	int64_t n = 1;
+	for (int i = 0; i < s->rank; i++) {
+		if (s->d[i] < 0)
+			return 0;
+		if (s->d[i] == 0)
+			return 1;
+	}
+	for (int i = 0; i < s->rank; i++)
+		if (__builtin_mul_overflow(n, s->d[i], &n) || n > MAX_NUMEL)
+			return 0;
+	return 1;
 }
 
 char *kj_binding_str(const kj_task *t, const kj_binding *b, char *buf, size_t len)
@@ -295,6 +323,8 @@ int kj_plan_build(const kj_task *t, int bind, kj_plan *p, struct kj_err *err)
 			if (e->kind == KJ_X_IDENT)
 				ti->label[k] = t->syms[sym_index(t, e->name)];
 		}
+		if (!rc && !numel_ok(&ti->shape))
+			rc = berr(t, bind, v->loc, err, "%s: more than 2^40 elements", v->name);
 		if (!rc && v->kind != KJ_V_OUTPUT)
 			rc = bind_dist(t, bind, v, ti, &p->dists[i], err);
 		if (!rc && v->kind != KJ_V_TEMP)
@@ -326,6 +356,10 @@ int kj_plan_build(const kj_task *t, int bind, kj_plan *p, struct kj_err *err)
 		bn->nin = ti;
 		if (op->infer(bn, msg, sizeof(msg))) {
 			rc = berr(t, bind, node->loc, err, "%s", msg[0] ? msg : "invalid operands");
+			break;
+		}
+		if (!numel_ok(&bn->out.shape)) {
+			rc = berr(t, bind, node->loc, err, "%s: result has more than 2^40 elements", op->name);
 			break;
 		}
 		if (op->cost)

@@ -39,7 +39,7 @@ static const char src_probe[] =
 	"  o[6] = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);\n"
 	"  for (fd = 4; fd < 64; fd++) n += fcntl(fd, F_GETFD) >= 0;\n"
 	"  o[7] = n; o[8] = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);\n"
-	"  if (!getcwd(cwd, 1024)) strcpy(cwd, \"?\");\n"
+	"  if (!getcwd(cwd, 1024)) memcpy(cwd, \"?\", 2);\n"
 	"}\n";
 static const char src_segv[] = "static int *volatile p; void k(void) { *p = 1; }\n";
 static const char src_abort[] = "#include <stdlib.h>\nvoid k(void) { abort(); }\n";
