@@ -7,6 +7,9 @@ BUILD   ?= build
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
+ifneq ($(findstring clang,$(CC)),)
+WARN    := $(filter-out -Wno-format-truncation,$(WARN))
+endif
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <openssl/evp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -161,12 +162,38 @@ static void drain(int fd, struct kj_capbuf *b, int *eof)
 	}
 }
 
-/* Runs argv (no shell) with stdout+stderr captured into r->out (cap bytes),
- * in its own process group, killed as a group after timeout_s.  Returns 0
- * when the judge could run it (r says how it went) or KJ_E_SYS. */
-static int run_capture(char *const argv[], double timeout_s, size_t cap, struct run_result *r,
-		       struct kj_err *err)
+/* The environment with LC_ALL=C in front, so that messages are plain ASCII
+ * whatever the judge's locale (and the --version line does not depend on
+ * it).  Returns a malloc'd array of borrowed strings, or NULL. */
+static char **c_locale_env(void)
 {
+	static char lc_all[] = "LC_ALL=C";
+	extern char **environ;
+	size_t n = 0, i, k = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = malloc((n + 2) * sizeof(*env));
+	if (!env)
+		return NULL;
+	env[k++] = lc_all;
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+			env[k++] = environ[i];
+	env[k] = NULL;
+	return env;
+}
+
+/* Runs argv (no shell) in cwd (NULL: here) with stdout+stderr captured into
+ * r->out (cap bytes), in its own process group, killed as a group after
+ * timeout_s.  Returns 0 when the judge could run it (r says how it went) or
+ * an error. */
+static int run_capture(char *const argv[], const char *cwd, double timeout_s, size_t cap,
+		       struct run_result *r, struct kj_err *err)
+{
+	char **env = c_locale_env();
+
 	int out[2], ep[2], eof = 0, st, e;
 	double deadline = now_s() + timeout_s, left;
 	struct pollfd p;
@@ -176,12 +203,17 @@ static int run_capture(char *const argv[], double timeout_s, size_t cap, struct 
 
 	memset(r, 0, sizeof(*r));
 	kj_capbuf_init(&r->out, cap);
-	if (pipe2(out, O_CLOEXEC) < 0)
+	if (!env)
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory to run '%s'", argv[0]);
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		free(env);
 		return kj_err_sys(err, "cannot create a pipe for '%s'", argv[0]);
+	}
 	if (pipe2(ep, O_CLOEXEC) < 0) {
 		kj_err_sys(err, "cannot create a pipe for '%s'", argv[0]);
 		close(out[0]);
 		close(out[1]);
+		free(env);
 		return KJ_E_SYS;
 	}
 	pid = fork();
@@ -191,6 +223,7 @@ static int run_capture(char *const argv[], double timeout_s, size_t cap, struct 
 		close(out[1]);
 		close(ep[0]);
 		close(ep[1]);
+		free(env);
 		return KJ_E_SYS;
 	}
 	if (pid == 0) {
@@ -198,13 +231,15 @@ static int run_capture(char *const argv[], double timeout_s, size_t cap, struct 
 		setpgid(0, 0);
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
 			_exit(127);
-		execvp(argv[0], argv);
+		if (!cwd || chdir(cwd) == 0)
+			execvpe(argv[0], argv, env);
 		e = errno;
 		n = write(ep[1], &e, sizeof(e));
 		(void)n;
 		_exit(127);
 	}
 	setpgid(pid, pid);
+	free(env);
 	close(out[1]);
 	close(ep[1]);
 	do
@@ -264,7 +299,7 @@ static int compiler_id(const char *cc, char *out, size_t outsz, struct kj_err *e
 	argv[0] = (char *)cc;
 	argv[1] = "--version";
 	argv[2] = NULL;
-	if ((rc = run_capture(argv, VERSION_TIMEOUT_S, 4096, &r, err)))
+	if ((rc = run_capture(argv, NULL, VERSION_TIMEOUT_S, 4096, &r, err)))
 		goto done;
 	if (r.exec_errno) {
 		rc = kj_err_set(err, KJ_E_NOTFOUND, "cannot run compiler '%s': %s", cc,
@@ -459,6 +494,7 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 		 struct kj_compile_result *res, struct kj_err *err)
 {
 	char tmpdir[PATHSZ], src[PATHSZ], obj[PATHSZ], incflag[PATHSZ], path[PATHSZ];
+	char incabs[PATH_MAX];
 	char msg[128] = "";
 	char *argv[MAX_FLAGS + 12];
 	struct run_result r;
@@ -466,7 +502,9 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 	double t0 = now_s();
 	int i, n = 0, rc = 0, cached_fail = 0;
 
-	if (pathf(tmpdir, "%s/tmp-XXXXXX", root) < 0 || pathf(incflag, "-I%s", inc) < 0 ||
+	if (!realpath(inc, incabs))
+		return kj_err_sys(err, "cannot resolve the candidate header folder '%s'", inc);
+	if (pathf(tmpdir, "%s/tmp-XXXXXX", root) < 0 || pathf(incflag, "-I%s", incabs) < 0 ||
 	    !mkdtemp(tmpdir))
 		return kj_err_sys(err, "cannot create a build folder under '%s'", root);
 	src[0] = obj[0] = '\0';
@@ -482,13 +520,16 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 		argv[n++] = (char *)tc->flags[i];
 	argv[n++] = incflag;
 	argv[n++] = "-o";
-	argv[n++] = obj;
-	argv[n++] = src;
+	argv[n++] = "out.so";
+	argv[n++] = (char *)tc->src_name;
 	for (i = 0; i < 4 && tc->libs[i]; i++)
 		argv[n++] = (char *)tc->libs[i];
 	argv[n] = NULL;
 
-	if ((rc = run_capture(argv, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r, err)))
+	/* Run inside the build folder with relative names, so the log reads
+	 * "cand.c:3:5: error: ..." and does not depend on the folder's name. */
+	if ((rc = run_capture(argv, tmpdir, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r,
+			      err)))
 		goto out;
 	res->seconds = now_s() - t0;
 	if (r.exec_errno) {

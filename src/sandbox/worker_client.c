@@ -470,6 +470,7 @@ static void child_die(const char *what)
 struct child_plan {
 	const char *path, *dir;
 	char *argv[2];
+	char *envp[16]; /* NULL-terminated */
 	int sock, logw;
 	pid_t parent;
 	struct rlimit cpu, as, fsize, core, nofile;
@@ -528,8 +529,40 @@ static void child_run(const struct child_plan *c)
 		child_die("RLIMIT_CORE");
 	if (setrlimit(RLIMIT_NOFILE, &c->nofile) < 0)
 		child_die("RLIMIT_NOFILE");
-	execv(c->path, c->argv);
+	execve(c->path, c->argv, c->envp);
 	child_die("exec of the worker");
+}
+
+/* The worker gets a minimal environment: what the loader, the CUDA driver
+ * and the sanitizers need, never the judge's own variables (API keys for
+ * model endpoints, database URLs).  HOME and TMPDIR point at the scratch
+ * folder. */
+static void plan_env(struct child_plan *c, char *buf, size_t len, const char *scratch)
+{
+	static const char *const keep[] = { "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+					    "CUDA_DEVICE_ORDER", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+					    "LSAN_OPTIONS", "LANG", NULL };
+	size_t off = 0;
+	int n = 0;
+	for (int i = 0; keep[i]; i++) {
+		const char *v = getenv(keep[i]);
+		int w;
+		if (!v)
+			continue;
+		w = snprintf(buf + off, len - off, "%s=%s", keep[i], v);
+		if (w < 0 || (size_t)w >= len - off)
+			continue;
+		c->envp[n++] = buf + off;
+		off += (size_t)w + 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		int w = snprintf(buf + off, len - off, "%s=%s", i ? "TMPDIR" : "HOME", scratch);
+		if (w < 0 || (size_t)w >= len - off)
+			break;
+		c->envp[n++] = buf + off;
+		off += (size_t)w + 1;
+	}
+	c->envp[n] = NULL;
 }
 
 /* A lowered hard limit cannot be raised again by an unprivileged process, so
@@ -559,6 +592,7 @@ static void close_fd(int *fd)
 int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct kj_err *err)
 {
 	struct child_plan c;
+	char envbuf[8192];
 	struct kj_call_result res;
 	union kj_wire_msg hello;
 	int sv[2] = {-1, -1}, lp[2] = {-1, -1}, fl;
@@ -599,6 +633,7 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 	c.dir = o->scratch_dir;
 	c.argv[0] = (char *)o->worker_path;
 	c.argv[1] = NULL;
+	plan_env(&c, envbuf, sizeof(envbuf), o->scratch_dir);
 	c.sock = sv[1];
 	c.logw = lp[1];
 	c.parent = getpid();

@@ -200,6 +200,8 @@ int main(void)
 	is_int(r.ok, 0, "a syntax error does not compile");
 	is_int(r.cached, 0, "the first failure is not cached");
 	like(r.log, "error:", "the log has the compiler's error");
+	like(r.log, "cand.c:1:", "naming the source by its relative name");
+	ok(strstr(r.log, "tmp-") == NULL, "without the build folder's name");
 	snprintf(path, sizeof(path), "%s/cpu/%.2s/%s.fail", cache, r.key, r.key);
 	ok(exists(path), "the failure is cached as <key>.fail");
 	is_int(compile(bad_src, &o, &r2, &e), 0, "compile the broken candidate again");

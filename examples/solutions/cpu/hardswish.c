@@ -1,5 +1,5 @@
 // kjudge-case: task=level1/hardswish expect=pass
-/* Hardswish: x * clamp(x + 3, 0, 6) / 6. */
+/* Hardswish: 0 below -3, x above 3, x (x + 3) / 6 between (in double, one rounding). */
 #include <math.h>
 #include <stdint.h>
 
@@ -8,8 +8,8 @@ void hardswish(const float *x, float *y, int64_t B, int64_t D)
 	int64_t n = B * D;
 
 	for (int64_t i = 0; i < n; i++) {
-		double v = x[i];
+		float v = x[i];
 
-		y[i] = (float)(v * fmin(fmax(v + 3.0, 0.0), 6.0) / 6.0);
+		y[i] = v <= -3.0f ? 0.0f : v >= 3.0f ? v : (float)((double)v * (v + 3.0) / 6.0);
 	}
 }
