@@ -573,7 +573,7 @@ static int judge_outputs(struct judge *j, struct shape_ctx *s, int bind, int k, 
 				     c->output, cosv, l1, rmse, sd, k, kj_seed_flavour_name(fl));
 			else
 				fail(j, KJ_ST_MISMATCH, sg,
-				     "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err %.3g) on %s, seed %d (%s)",
+				     "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err over finite elements %.3g) on %s, seed %d (%s)",
 				     c->output, idx, e, g, (long long)st.nbad, (long long)n, st.max_abs, sd, k,
 				     kj_seed_flavour_name(fl));
 			bad = 1;

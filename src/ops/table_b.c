@@ -309,12 +309,13 @@ static int infer_reshape(kj_bnode *n, char *msg, size_t len)
 			snprintf(msg, len, "reshape: invalid dim %lld in shape %s", (long long)v[i],
 				 ints_str(a, s1, sizeof s1));
 			return -1;
-		} else {
-			known *= v[i];
+		} else if (__builtin_mul_overflow(known, v[i], &known)) {
+			known = -1; /* far larger than any input */
+			break;
 		}
 	}
 	/* with a -1, a zero-sized known part leaves the inferred dim undefined */
-	if (infer_at >= 0 ? known == 0 || numel % known != 0 : known != numel) {
+	if (known < 0 || (infer_at >= 0 ? known == 0 || numel % known != 0 : known != numel)) {
 		snprintf(msg, len, "reshape: shape %s is invalid for input of size %lld",
 			 ints_str(a, s1, sizeof s1), (long long)numel);
 		return -1;

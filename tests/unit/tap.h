@@ -27,7 +27,7 @@ __attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt, .
 	return cond;
 }
 
-static int near(double got, double want, double tol)
+__attribute__((unused)) static int near(double got, double want, double tol)
 {
 	if (isnan(want))
 		return isnan(got);

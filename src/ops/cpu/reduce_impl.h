@@ -169,7 +169,8 @@ static inline real red_var(const real *x, int64_t o, int64_t len, int64_t inner,
 			   int64_t correction)
 {
 	real mean = 0, ss = 0;
-	int64_t dof = len - correction;
+	/* in double: a correction near INT64_MIN must not overflow */
+	double dof = (double)len - (double)correction;
 
 	for (int64_t j = 0; j < len; j++)
 		mean += AT(j);
