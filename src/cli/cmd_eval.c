@@ -226,7 +226,8 @@ int cmd_demo(int argc, char **argv)
 	o.perf_budget_s = 0.3;
 	o.no_perf = quick;
 	setup_paths(&o, worker, sizeof(worker), inc, sizeof(inc));
-	printf("kjudge demo: %s track (%s)\n\n", kj_backend_name(be), kj_cli_root());
+	printf("kjudge demo: %s track (%s)%s\n\n", kj_backend_name(be), kj_cli_root(),
+	       be == KJ_BACKEND_CPU ? "; this build judges on the CPU (the CUDA track is not built yet)" : "");
 	printf("%-44s %-14s %-14s %9s %9s %s\n", "CANDIDATE", "EXPECTED", "VERDICT", "SPEEDUP", "TIME s",
 	       "");
 	for (int d = 0; d < 2; d++) {

@@ -113,6 +113,17 @@ static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, 
 		.flags = {"-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=default"},
 		.libs = {"-lm"},
 	};
+	/* nvcc with the shared CUDA runtime: the static one brings dlopen,
+	 * pthread_create and clock_gettime into the object, which the symbol
+	 * policy must be free to reject in candidates. */
+	static const struct toolchain cuda = {
+		.cc = "nvcc",
+		.src_name = "cand.cu",
+		.header = "kjudge_cuda.h",
+		.flags = {"-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "-cudart", "shared",
+			  "-lineinfo", "-gencode", NULL /* arch, below */},
+	};
+	static char gencode[96];
 	const char *env;
 
 	switch (o->backend) {
@@ -122,8 +133,21 @@ static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, 
 		if (env && *env)
 			tc->cc = env;
 		return 0;
-	case KJ_BACKEND_CUDA:
-		break;
+	case KJ_BACKEND_CUDA: {
+		const char *arch = o->arch && *o->arch ? o->arch : "sm_90a";
+		int i = 0;
+		if (strncmp(arch, "sm_", 3) || strlen(arch) > 16 || strspn(arch + 3, "0123456789af") != strlen(arch + 3))
+			return kj_err_set(err, KJ_E_USAGE, "bad CUDA architecture '%s' (expected sm_NN or sm_NNa)", arch);
+		*tc = cuda;
+		snprintf(gencode, sizeof(gencode), "arch=compute_%s,code=%s", arch + 3, arch);
+		while (tc->flags[i])
+			i++;
+		tc->flags[i] = gencode;
+		env = getenv("KJ_NVCC");
+		if (env && *env)
+			tc->cc = env;
+		return 0;
+	}
 	}
 	return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend cannot compile in this build",
 			  kj_backend_name(o->backend));
@@ -307,11 +331,16 @@ static int compiler_id(const char *cc, char *out, size_t outsz, struct kj_err *e
 	} else if (r.timed_out || !WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
 		rc = kj_err_set(err, KJ_E_NOTFOUND, "compiler '%s --version' failed", cc);
 	} else {
-		n = strcspn(r.out.buf, "\n");
+		/* the whole text: nvcc's first line never changes, its version is
+		 * further down */
+		n = strlen(r.out.buf);
 		if (n >= sizeof(last_id))
 			n = sizeof(last_id) - 1;
 		memcpy(last_id, r.out.buf, n);
 		last_id[n] = '\0';
+		for (size_t i = 0; i < n; i++)
+			if (last_id[i] == '\n')
+				last_id[i] = ' ';
 		snprintf(last_cc, sizeof(last_cc), "%s", cc);
 		snprintf(out, outsz, "%s", last_id);
 	}

@@ -245,7 +245,10 @@ int main(void)
 	o.include_dir = "include/candidate";
 
 	o.backend = KJ_BACKEND_CUDA;
-	is_int(compile(good_src, &o, &r, &e), KJ_E_UNSUPPORTED, "the CUDA backend is not built yet");
+	o.arch = "compute_90; rm -rf /";
+	is_int(compile(good_src, &o, &r, &e), KJ_E_USAGE, "a malformed CUDA arch is a usage error");
+	like(str(e.msg), "bad CUDA architecture", "naming the arch");
+	o.arch = NULL;
 	o.backend = KJ_BACKEND_CPU;
 
 	ok(no_leftovers(), "no build folder is left in the cache");

@@ -1,0 +1,15 @@
+/*
+ * The header every CUDA-track candidate may include: the runtime API, the
+ * 16-bit float types (__half, __nv_bfloat16) and fixed-width integers, i.e.
+ * everything the generated prototype names.  The candidate's cache key covers
+ * this file, so a change here rebuilds every CUDA candidate.
+ */
+#ifndef KJUDGE_CUDA_H
+#define KJUDGE_CUDA_H
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#endif
