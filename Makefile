@@ -21,20 +21,48 @@ LDFLAGS += $(SAN)
 LIB_DIRS := src/core src/task src/ops src/ops/cpu src/judge src/sandbox src/store src/score src/report src/llm
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+
+# The CUDA track is built when nvcc is found (NVCC= disables it).  The judge's
+# own kernels are built for Hopper (sm_90a) with PTX for anything newer or
+# older; files named *_nofma.cu are built with -fmad=false so that they round
+# exactly like the CPU code (the input generator).
+CUDA_HOME ?= /usr/local/cuda
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+CU_SRC  := $(if $(NVCC),$(wildcard src/ops/cuda/*.cu))
+CU_OBJ  := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
+NVFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -gencode arch=compute_90a,code=sm_90a \
+	   -gencode arch=compute_80,code=compute_80 -Iinclude -Isrc -lineinfo
+ifneq ($(NVCC),)
+KJ_CFLAGS += -DKJ_HAVE_CUDA=1
+LDLIBS  += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart -lstdc++
+NVFLAGS += $(if $(findstring address,$(SAN)),,)
+LIB_OBJ += $(CU_OBJ)
+endif
 CLI_SRC  := $(wildcard src/cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 WRK_SRC  := $(wildcard src/worker/*.c)
 WRK_OBJ  := $(WRK_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+GPU_SRC  := $(wildcard tests/gpu/test_*.c)
+GPU_BIN  := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
+GPU_SH   := $(sort $(wildcard tests/gpu/t*.sh))
 CLI_TESTS := $(sort $(wildcard tests/cli/t*.sh))
 
-.PHONY: all test test-unit test-cli asan fuzz fuzz-build clean
+.PHONY: all test test-unit test-cli test-gpu asan fuzz fuzz-build clean
 all: $(BUILD)/kjudge $(BUILD)/kjudge-worker
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KJ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%_nofma.o: %_nofma.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -fmad=false -DKJ_HAVE_CUDA=1 -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -DKJ_HAVE_CUDA=1 -MMD -MP -c $< -o $@
 
 $(BUILD)/libkjudge.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -49,6 +77,14 @@ $(BUILD)/kjudge-worker: $(WRK_OBJ) $(BUILD)/libkjudge.a
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkjudge.a $(LDLIBS)
+
+$(BUILD)/tests/gpu/%: tests/gpu/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
+	@mkdir -p $(dir $@)
+	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkjudge.a $(LDLIBS)
+
+# GPU tests: every test says it skips when there is no GPU (or no CUDA build).
+test-gpu: all $(GPU_BIN)
+	KJ_BUILD=$(abspath $(BUILD)) prove -f --exec '' $(GPU_BIN) $(GPU_SH)
 
 test: all $(UNIT_BIN)
 	KJ_BUILD=$(abspath $(BUILD)) prove -f --exec '' $(UNIT_BIN) $(CLI_TESTS)

@@ -422,6 +422,30 @@ static void test_nesting(void)
 		text[off++] = ')';
 	snprintf(text + off, sizeof(text) - off, "\n" CHK);
 	err_is(text, KJ_E_PARSE, "4:69", "expression nested deeper than 64 levels", "64 nested parentheses");
+	off = (size_t)snprintf(text, sizeof(text), HEAD "y = ");
+	for (int i = 0; i < 64; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "-");
+	snprintf(text + off, sizeof(text) - off, "x\n" CHK);
+	err_is(text, KJ_E_PARSE, "4:69", "expression nested deeper than 64 levels", "64 unary minuses");
+}
+
+static void test_chain(void)
+{
+	char text[2048];
+	size_t off = (size_t)snprintf(text, sizeof(text), HEAD "y = x");
+	kj_task *t;
+	for (int i = 0; i < 256; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "+x");
+	snprintf(text + off, sizeof(text) - off, "\n" CHK);
+	t = parse(text);
+	if (ok(t != NULL, "256 chained operators parse"))
+		is_int(t->nnodes, 256, "256 add nodes");
+	kj_task_free(t);
+	off = (size_t)snprintf(text, sizeof(text), HEAD "y = x");
+	for (int i = 0; i < 257; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "*x");
+	snprintf(text + off, sizeof(text) - off, "\n" CHK);
+	err_is(text, KJ_E_PARSE, "4:518", "expression longer than 256 operators", "257 chained operators");
 }
 
 static void test_edges(void)
@@ -457,6 +481,7 @@ int main(void)
 	test_broadcast();
 	test_errors();
 	test_nesting();
+	test_chain();
 	test_edges();
 	return done_testing();
 }

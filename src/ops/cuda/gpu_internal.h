@@ -1,0 +1,82 @@
+/*
+ * Internals of the judge's GPU context, shared by the CUDA sources in
+ * src/ops/cuda/ (never included from C).  One kj_gpu owns a device, a
+ * non-blocking stream, cuBLAS and cuBLASLt handles with a workspace, and an
+ * L2-flush buffer.  KJ_CUDA_CHECK turns a failed runtime call into a
+ * struct kj_err naming the call, the CUDA error name and where.
+ */
+#ifndef KJ_GPU_INTERNAL_H
+#define KJ_GPU_INTERNAL_H
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "kjudge/gpu.h"
+#include "kjudge/ops.h"
+}
+
+struct kj_gpu {
+	int device;
+	cudaStream_t stream;
+	cublasHandle_t blas;
+	cublasLtHandle_t lt;
+	void *workspace; /* cuBLASLt workspace */
+	size_t workspace_bytes;
+	void *l2buf;     /* 2x L2 bytes, written to flush the L2 */
+	size_t l2buf_bytes;
+	cudaEvent_t ev0, ev1;
+	void *scratch;   /* small device scratch for reductions (compare, equal) */
+	size_t scratch_bytes;
+	kj_gpu_info info;
+};
+
+#define KJ_CUDA_CHECK(err, call)                                                             \
+	do {                                                                                 \
+		cudaError_t kj_e_ = (call);                                                  \
+		if (kj_e_ != cudaSuccess) {                                                  \
+			int kj_rc_ = kj_err_set((err), KJ_E_CUDA, "%s failed: %s (%s)", #call,     \
+						cudaGetErrorString(kj_e_), cudaGetErrorName(kj_e_)); \
+			if (err)                                                             \
+				(err)->vendor_status = (int)kj_e_;                           \
+			return kj_rc_;                                                       \
+		}                                                                            \
+	} while (0)
+
+#define KJ_CUBLAS_CHECK(err, call)                                                           \
+	do {                                                                                 \
+		cublasStatus_t kj_s_ = (call);                                               \
+		if (kj_s_ != CUBLAS_STATUS_SUCCESS) {                                        \
+			int kj_rc_ = kj_err_set((err), KJ_E_CUDA, "%s failed: %s", #call,           \
+						cublasGetStatusString(kj_s_));               \
+			if (err)                                                             \
+				(err)->vendor_status = (int)kj_s_;                           \
+			return kj_rc_;                                                       \
+		}                                                                            \
+	} while (0)
+
+/* Launch geometry for n elements, grid-stride kernels. */
+static inline unsigned kj_grid_for(const kj_gpu *g, size_t n, unsigned block)
+{
+	size_t b = (n + block - 1) / block, cap = (size_t)g->info.sm_count * 32;
+	if (b == 0)
+		b = 1;
+	return (unsigned)(b < cap ? b : cap);
+}
+
+/* One op's CUDA implementation: in[k]/out are device buffers holding the
+ * operands in their dtypes (reference = 0) or as double (reference = 1).
+ * Enqueues on g->stream.  Returns 0 or KJ_E_* with err set. */
+typedef int (*kj_cuda_op_fn)(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			     int reference, struct kj_err *err);
+struct kj_cuda_op {
+	const char *name;
+	kj_cuda_op_fn fn;
+};
+/* The table of CUDA ops (ops_*.cu), looked up by name by the executor. */
+kj_cuda_op_fn kj_cuda_op_find(const char *name);
+
+#endif
