@@ -44,6 +44,11 @@ int kj_compile(const char *source, size_t len, const struct kj_compile_opts *o,
 	       struct kj_compile_result *res, struct kj_err *err);
 void kj_compile_result_release(struct kj_compile_result *res);
 
+/* The cache folder: override, else $KJUDGE_CACHE, else $XDG_CACHE_HOME/kjudge,
+ * else ~/.cache/kjudge.  Compiled objects, baseline timings and device
+ * calibrations live under it. */
+int kj_cache_dir(const char *override, char *out, size_t n, struct kj_err *err);
+
 /* sha256 of data as 64 hex chars + NUL. */
 void kj_sha256_hex(const void *data, size_t len, char out[65]);
 

@@ -447,11 +447,11 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
-static int cache_root(const struct kj_compile_opts *o, char *out, size_t n, struct kj_err *err)
+int kj_cache_dir(const char *override, char *out, size_t n, struct kj_err *err)
 {
 	const char *e;
-	if (o->cache_dir && *o->cache_dir)
-		snprintf(out, n, "%s", o->cache_dir);
+	if (override && *override)
+		snprintf(out, n, "%s", override);
 	else if ((e = getenv("KJUDGE_CACHE")) && *e)
 		snprintf(out, n, "%s", e);
 	else if ((e = getenv("XDG_CACHE_HOME")) && *e)
@@ -461,6 +461,11 @@ static int cache_root(const struct kj_compile_opts *o, char *out, size_t n, stru
 	else
 		return kj_err_set(err, KJ_E_USAGE, "no cache folder: set KJUDGE_CACHE or HOME");
 	return 0;
+}
+
+static int cache_root(const struct kj_compile_opts *o, char *out, size_t n, struct kj_err *err)
+{
+	return kj_cache_dir(o->cache_dir, out, n, err);
 }
 
 /* Each part goes in as an 8-byte little-endian length and its bytes, so no

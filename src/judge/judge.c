@@ -22,12 +22,13 @@
 
 #include "kjudge/exec.h"
 #include "kjudge/sandbox.h"
+#include "judge/judge_internal.h"
 
 #define ARENA_ALIGN 256
-#define KJ_WIRE_MAX_ABI 16 /* pointer arguments the worker protocol carries */
-#define PERF_SETS 3
-#define PERF_MIN_SAMPLES 10
-#define PERF_MAX_SAMPLES 2000
+
+
+
+
 #define MAX_SOURCE (1u << 20)
 
 static const char *const status_names[KJ_ST_COUNT] = {
@@ -92,7 +93,7 @@ void kj_eval_opts_init(struct kj_eval_opts *o)
 	o->perf_budget_s = 1.0;
 }
 
-static double now_s(void)
+double kjj_now_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -170,7 +171,7 @@ static int shape_init(const kj_task *t, int bind, struct shape_ctx *s, struct kj
 	return 0;
 }
 
-static int is_output(const kj_task *t, int vi)
+int kjj_is_output(const kj_task *t, int vi)
 {
 	return t->vals[vi].kind == KJ_V_OUTPUT;
 }
@@ -186,7 +187,7 @@ static void gen_inputs(const kj_task *t, struct shape_ctx *s, uint64_t seed, kj_
 		const kj_tinfo *ti = &s->plan.vals[vi];
 		kj_dist d = s->plan.dists[vi];
 		size_t n = (size_t)kj_shape_numel(&ti->shape);
-		if (is_output(t, vi))
+		if (kjj_is_output(t, vi))
 			continue;
 		if (fl == KJ_SEED_UNIFORM && d.kind == KJ_DIST_NORMAL) {
 			d.kind = KJ_DIST_UNIFORM;
@@ -205,7 +206,7 @@ static void gen_inputs(const kj_task *t, struct shape_ctx *s, uint64_t seed, kj_
 
 /* ---- comparison ---- */
 
-static void tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
+void kjj_tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
 {
 	if (t->tol.has_tol) {
 		*atol = t->tol.atol;
@@ -219,11 +220,6 @@ static void tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
 	}
 }
 
-struct errstat {
-	int64_t n, nbad, first_bad;
-	double expected, got, max_abs, max_rel;
-	double dot, gg, rr, l1num, l1den, sq;
-};
 
 /* Compares n values got(i) against ref (doubles).  For integer and bool
  * outputs the comparison is exact against the reference rounded to the
@@ -236,7 +232,7 @@ static void compare(const kj_task *t, kj_dtype dt, const void *gotbuf, const flo
 	memset(st, 0, sizeof(*st));
 	st->n = n;
 	st->first_bad = -1;
-	tol_for(t, dt, &atol, &rtol);
+	kjj_tol_for(t, dt, &atol, &rtol);
 	for (int64_t i = 0; i < n; i++) {
 		double r = ref[i], g;
 		int bad;
@@ -306,18 +302,8 @@ static int metric_pass(const kj_task *t, const struct errstat *st, double *cosv,
 
 /* ---- the run ---- */
 
-struct judge {
-	const kj_task *t;
-	const struct kj_eval_opts *o;
-	kj_verdict *v;
-	struct kj_worker w;
-	int worker_up;
-	size_t arena_size;
-	int64_t nop_ns;
-	struct kj_err *err;
-};
 
-__attribute__((format(printf, 4, 5))) static void fail(struct judge *j, kj_status st, kj_stage sg,
+void kjj_fail(struct judge *j, kj_status st, kj_stage sg,
 							const char *fmt, ...)
 {
 	va_list ap;
@@ -328,7 +314,7 @@ __attribute__((format(printf, 4, 5))) static void fail(struct judge *j, kj_statu
 	va_end(ap);
 }
 
-static void progress(struct judge *j, const char *fmt, ...)
+void kjj_progress(struct judge *j, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -340,7 +326,7 @@ static void progress(struct judge *j, const char *fmt, ...)
 	j->o->progress(j->o->progress_ctx, line);
 }
 
-static const char *shape_desc(struct judge *j, int bind, char *buf, size_t len)
+const char *kjj_shape_desc(struct judge *j, int bind, char *buf, size_t len)
 {
 	const kj_task *t = j->t;
 	char bs[256];
@@ -354,35 +340,35 @@ static const char *shape_desc(struct judge *j, int bind, char *buf, size_t len)
 }
 
 /* Turns a failed call into the verdict.  Returns 1 when the call failed. */
-static int call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg, int bind)
+int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg, int bind)
 {
 	char sd[320];
 	if (r->status == KJ_CALL_OK)
 		return 0;
-	shape_desc(j, bind, sd, sizeof(sd));
+	kjj_shape_desc(j, bind, sd, sizeof(sd));
 	switch (r->status) {
 	case KJ_CALL_TIMEOUT:
-		fail(j, KJ_ST_TIMEOUT, sg, "call did not return within %.3g s on %s", j->o->call_timeout_s, sd);
+		kjj_fail(j, KJ_ST_TIMEOUT, sg, "call did not return within %.3g s on %s", j->o->call_timeout_s, sd);
 		break;
 	case KJ_CALL_SIGNALED:
 		if (r->signo == SIGXCPU)
-			fail(j, KJ_ST_TIMEOUT, sg, "worker exceeded its CPU time limit on %s", sd);
+			kjj_fail(j, KJ_ST_TIMEOUT, sg, "worker exceeded its CPU time limit on %s", sd);
 		else
-			fail(j, KJ_ST_CRASH, sg, "worker died: %s on %s", kj_signal_desc(r->signo), sd);
+			kjj_fail(j, KJ_ST_CRASH, sg, "worker died: %s on %s", kj_signal_desc(r->signo), sd);
 		break;
 	case KJ_CALL_EXITED:
-		fail(j, KJ_ST_CRASH, sg, "candidate ended the worker process (exit status %d) during the call on %s",
+		kjj_fail(j, KJ_ST_CRASH, sg, "candidate ended the worker process (exit status %d) during the call on %s",
 		     r->exit_code, sd);
 		break;
 	case KJ_CALL_FLOOD:
-		fail(j, KJ_ST_RUNTIME_ERROR, sg, "candidate wrote more than %zu bytes to stdout/stderr on %s",
+		kjj_fail(j, KJ_ST_RUNTIME_ERROR, sg, "candidate wrote more than %zu bytes to stdout/stderr on %s",
 		     j->w.opts.flood_limit, sd);
 		break;
 	case KJ_CALL_ERROR:
-		fail(j, KJ_ST_RUNTIME_ERROR, sg, "%s on %s", r->msg, sd);
+		kjj_fail(j, KJ_ST_RUNTIME_ERROR, sg, "%s on %s", r->msg, sd);
 		break;
 	default:
-		fail(j, KJ_ST_CRASH, sg, "worker broke the protocol (%s) on %s", r->msg, sd);
+		kjj_fail(j, KJ_ST_CRASH, sg, "worker broke the protocol (%s) on %s", r->msg, sd);
 		break;
 	}
 	return 1;
@@ -447,7 +433,7 @@ static int run_call(struct judge *j, struct shape_ctx *s, struct kj_call_result 
 	arena = j->w.arena;
 	for (int i = 0; i < s->nabi; i++) {
 		int vi = s->abi[i];
-		if (is_output(j->t, vi))
+		if (kjj_is_output(j->t, vi))
 			fill_sentinel(s->plan.vals[vi].dtype, arena + s->off[i],
 				      (size_t)kj_shape_numel(&s->plan.vals[vi].shape));
 		else
@@ -463,15 +449,15 @@ static int inputs_changed(struct judge *j, struct shape_ctx *s, kj_stage sg, int
 	const char *arena = j->w.arena;
 	for (int i = 0; i < s->nabi; i++) {
 		int vi = s->abi[i];
-		if (is_output(j->t, vi) || !memcmp(arena + s->off[i], s->host[i], s->bytes[i]))
+		if (kjj_is_output(j->t, vi) || !memcmp(arena + s->off[i], s->host[i], s->bytes[i]))
 			continue;
 		{
 			size_t es = kj_dtype_size(s->plan.vals[vi].dtype), k = 0;
 			char sd[320];
 			while (k < s->bytes[i] && arena[s->off[i] + k] == ((const char *)s->host[i])[k])
 				k++;
-			fail(j, KJ_ST_REJECTED, sg, "input '%s' was modified by the candidate (first changed element %zu) on %s",
-			     j->t->vals[vi].name, k / es, shape_desc(j, bind, sd, sizeof(sd)));
+			kjj_fail(j, KJ_ST_REJECTED, sg, "input '%s' was modified by the candidate (first changed element %zu) on %s",
+			     j->t->vals[vi].name, k / es, kjj_shape_desc(j, bind, sd, sizeof(sd)));
 		}
 		return 1;
 	}
@@ -499,87 +485,99 @@ static void fmt_val(double x, char *buf, size_t len)
 
 /* Compares every output of the last call against the reference in s->ref.
  * Records checks; returns 1 (verdict set) on a mismatch. */
+/* Records the comparison of one output (st: candidate vs reference; bst:
+ * eager baseline vs reference, or NULL) as a check when `record`, and sets
+ * the verdict on a mismatch.  Returns 1 on a mismatch. */
+int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
+		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,
+		      const struct errstat *st, const struct errstat *bst)
+{
+	int64_t n = kj_shape_numel(&ti->shape);
+	double cosv, l1, rmse, bc, bl, brm;
+	kj_check *c, tmp;
+	int pass = metric_pass(j->t, st, &cosv, &l1, &rmse);
+	c = record ? new_check(j->v) : &tmp;
+	if (!c)
+		c = &tmp;
+	memset(c, 0, sizeof(*c));
+	c->bind = bind;
+	c->seed_index = k;
+	c->seed = seed;
+	c->flavour = fl;
+	snprintf(c->output, sizeof(c->output), "%s", j->t->vals[vi].name);
+	c->pass = pass;
+	c->n = n;
+	c->nbad = st->nbad;
+	c->first_bad = st->first_bad;
+	c->expected = st->expected;
+	c->got = st->got;
+	c->max_abs = st->max_abs;
+	c->max_rel = st->max_rel;
+	c->cos = cosv;
+	c->l1 = l1;
+	c->rmse = rmse;
+	c->ms = ms;
+	if (bst) {
+		c->base_max_abs = bst->max_abs;
+		c->base_max_rel = bst->max_rel;
+		if (!metric_pass(j->t, bst, &bc, &bl, &brm))
+			j->v->flags |= KJ_FLAG_BASELINE_TOLERANCE;
+	}
+	if (!pass) {
+		char sd[320], e[64], g[64], idx[160];
+		size_t off = 0, flat = (size_t)st->first_bad;
+		kjj_shape_desc(j, bind, sd, sizeof(sd));
+		idx[0] = 0;
+		if (st->first_bad >= 0) {
+			int64_t rem = (int64_t)flat, mult[KJ_MAX_RANK];
+			int64_t m = 1;
+			for (int d = ti->shape.rank - 1; d >= 0; d--) {
+				mult[d] = m;
+				m *= ti->shape.d[d];
+			}
+			off = (size_t)snprintf(idx, sizeof(idx), "[");
+			for (int d = 0; d < ti->shape.rank && off < sizeof(idx); d++) {
+				off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%lld", d ? ", " : "",
+							(long long)(rem / mult[d]));
+				rem %= mult[d];
+			}
+			if (off < sizeof(idx))
+				snprintf(idx + off, sizeof(idx) - off, "]");
+		}
+		fmt_val(st->expected, e, sizeof(e));
+		fmt_val(st->got, g, sizeof(g));
+		if (j->t->tol.has_metric && st->nbad == 0)
+			kjj_fail(j, KJ_ST_MISMATCH, sg,
+				 "output '%s' misses the metric (cos %.6f, l1 %.3g, rmse %.3g) on %s, seed %d (%s)",
+				 c->output, cosv, l1, rmse, sd, k, kj_seed_flavour_name(fl));
+		else
+			kjj_fail(j, KJ_ST_MISMATCH, sg,
+				 "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err over finite elements %.3g) on %s, seed %d (%s)",
+				 c->output, idx, e, g, (long long)st->nbad, (long long)n, st->max_abs, sd, k,
+				 kj_seed_flavour_name(fl));
+		return 1;
+	}
+	return 0;
+}
+
 static int judge_outputs(struct judge *j, struct shape_ctx *s, int bind, int k, uint64_t seed,
 			 kj_seed_flavour fl, kj_stage sg, double ms, int record)
 {
 	const char *arena = j->w.arena;
-	int bad = 0;
-	for (int i = 0; i < s->nabi && !bad; i++) {
+	for (int i = 0; i < s->nabi; i++) {
 		int vi = s->abi[i];
 		const kj_tinfo *ti = &s->plan.vals[vi];
 		int64_t n = kj_shape_numel(&ti->shape);
 		struct errstat st, bst;
-		double cosv, l1, rmse, bc, bl, brm;
-		kj_check *c, tmp;
-		int pass;
-		if (!is_output(j->t, vi))
+		if (!kjj_is_output(j->t, vi))
 			continue;
 		compare(j->t, ti->dtype, arena + s->off[i], NULL, s->ref.buf[vi], n, &st);
-		pass = metric_pass(j->t, &st, &cosv, &l1, &rmse);
-		c = record ? new_check(j->v) : &tmp;
-		if (!c)
-			c = &tmp;
-		memset(c, 0, sizeof(*c));
-		c->bind = bind;
-		c->seed_index = k;
-		c->seed = seed;
-		c->flavour = fl;
-		snprintf(c->output, sizeof(c->output), "%s", j->t->vals[vi].name);
-		c->pass = pass;
-		c->n = n;
-		c->nbad = st.nbad;
-		c->first_bad = st.first_bad;
-		c->expected = st.expected;
-		c->got = st.got;
-		c->max_abs = st.max_abs;
-		c->max_rel = st.max_rel;
-		c->cos = cosv;
-		c->l1 = l1;
-		c->rmse = rmse;
-		c->ms = ms;
-		if (record) {
+		if (record)
 			compare(j->t, ti->dtype, NULL, s->base.buf[vi], s->ref.buf[vi], n, &bst);
-			c->base_max_abs = bst.max_abs;
-			c->base_max_rel = bst.max_rel;
-			if (!metric_pass(j->t, &bst, &bc, &bl, &brm))
-				j->v->flags |= KJ_FLAG_BASELINE_TOLERANCE;
-		}
-		if (!pass) {
-			char sd[320], e[64], g[64], idx[160];
-			size_t off = 0, flat = (size_t)st.first_bad;
-			shape_desc(j, bind, sd, sizeof(sd));
-			idx[0] = 0;
-			if (st.first_bad >= 0) {
-				int64_t rem = (int64_t)flat, mult[KJ_MAX_RANK];
-				int64_t m = 1;
-				for (int d = ti->shape.rank - 1; d >= 0; d--) {
-					mult[d] = m;
-					m *= ti->shape.d[d];
-				}
-				off = (size_t)snprintf(idx, sizeof(idx), "[");
-				for (int d = 0; d < ti->shape.rank && off < sizeof(idx); d++) {
-					off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%lld", d ? ", " : "",
-								(long long)(rem / mult[d]));
-					rem %= mult[d];
-				}
-				if (off < sizeof(idx))
-					snprintf(idx + off, sizeof(idx) - off, "]");
-			}
-			fmt_val(st.expected, e, sizeof(e));
-			fmt_val(st.got, g, sizeof(g));
-			if (j->t->tol.has_metric && st.nbad == 0)
-				fail(j, KJ_ST_MISMATCH, sg,
-				     "output '%s' misses the metric (cos %.6f, l1 %.3g, rmse %.3g) on %s, seed %d (%s)",
-				     c->output, cosv, l1, rmse, sd, k, kj_seed_flavour_name(fl));
-			else
-				fail(j, KJ_ST_MISMATCH, sg,
-				     "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err over finite elements %.3g) on %s, seed %d (%s)",
-				     c->output, idx, e, g, (long long)st.nbad, (long long)n, st.max_abs, sd, k,
-				     kj_seed_flavour_name(fl));
-			bad = 1;
-		}
+		if (kjj_record_output(j, bind, k, seed, fl, sg, ms, record, vi, ti, &st, record ? &bst : NULL))
+			return 1;
 	}
-	return bad;
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -590,7 +588,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* Median, IQR; *stable when the median's ~95% confidence half-width (order
  * statistics n/2 -+ 0.98 sqrt(n)) is within 0.5% of it. */
-static void summarize(double *xs, int n, double *med, double *iqr, int *stable)
+void kjj_summarize(double *xs, int n, double *med, double *iqr, int *stable)
 {
 	double h;
 	int lo, hi;
@@ -607,20 +605,20 @@ static void summarize(double *xs, int n, double *med, double *iqr, int *stable)
 	*stable = n >= PERF_MIN_SAMPLES && *med > 0 && (xs[hi] - xs[lo]) / 2 <= 0.005 * *med;
 }
 
-static int stage_static(struct judge *j, const char *src, size_t len)
+int kjj_stage_static(struct judge *j, const char *src, size_t len)
 {
 	if (len > MAX_SOURCE) {
-		fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source is %zu bytes; the limit is %u", len, MAX_SOURCE);
+		kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source is %zu bytes; the limit is %u", len, MAX_SOURCE);
 		return 1;
 	}
 	if (memchr(src, 0, len)) {
-		fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source contains a NUL byte");
+		kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source contains a NUL byte");
 		return 1;
 	}
 	return 0;
 }
 
-static int perf_binds(const kj_task *t, kj_backend b, int *out, int cap)
+int kjj_perf_binds(const kj_task *t, kj_backend b, int *out, int cap)
 {
 	int n = 0, want = b == KJ_BACKEND_CPU ? 2 : 1;
 	for (int i = 0; i < t->nbind; i++)
@@ -629,7 +627,7 @@ static int perf_binds(const kj_task *t, kj_backend b, int *out, int cap)
 	return n;
 }
 
-static int largest_check(const kj_task *t, int smallest)
+int kjj_largest_check(const kj_task *t, int smallest)
 {
 	int best = -1;
 	double bestv = 0;
@@ -650,8 +648,8 @@ static int largest_check(const kj_task *t, int smallest)
 static int stage_correctness(struct judge *j)
 {
 	const kj_task *t = j->t;
-	int order[256], n = 0, first = largest_check(t, 1);
-	int pb[64], npb = perf_binds(t, j->o->backend, pb, 64);
+	int order[256], n = 0, first = kjj_largest_check(t, 1);
+	int pb[64], npb = kjj_perf_binds(t, j->o->backend, pb, 64);
 	order[n++] = first;
 	for (int i = 0; i < t->nbind && n < 200; i++)
 		if (t->binds[i].bench == 0 && i != first)
@@ -670,7 +668,7 @@ static int stage_correctness(struct judge *j)
 			struct kj_call_result res;
 			kj_stage sg = (oi == 0 && k == 0) ? KJ_STAGE_CALL : KJ_STAGE_CORRECTNESS;
 			char sd[320];
-			progress(j, "correctness: %s seed %d (%s)", shape_desc(j, bind, sd, sizeof(sd)), k,
+			kjj_progress(j, "correctness: %s seed %d (%s)", kjj_shape_desc(j, bind, sd, sizeof(sd)), k,
 				 kj_seed_flavour_name(fl));
 			gen_inputs(t, &s, seed, fl);
 			if ((rc = kj_exec64_run(&s.ref, j->err)) || (rc = kj_exec32_run(&s.base, j->err))) {
@@ -683,7 +681,7 @@ static int stage_correctness(struct judge *j)
 				shape_release(&s);
 				return rc;
 			}
-			if (call_failed(j, &res, sg, bind) || inputs_changed(j, &s, sg, bind) ||
+			if (kjj_call_failed(j, &res, sg, bind) || inputs_changed(j, &s, sg, bind) ||
 			    judge_outputs(j, &s, bind, k, seed, fl, KJ_STAGE_CORRECTNESS,
 					  (double)(res.judge_ns - j->nop_ns) / 1e6, 1)) {
 				shape_release(&s);
@@ -698,10 +696,10 @@ static int stage_correctness(struct judge *j)
 static int stage_perf(struct judge *j)
 {
 	const kj_task *t = j->t;
-	int pb[64], npb = perf_binds(t, j->o->backend, pb, 64);
+	int pb[64], npb = kjj_perf_binds(t, j->o->backend, pb, 64);
 	double wsum = 0, lsum = 0;
 	if (npb == 0) {
-		pb[0] = largest_check(t, 0);
+		pb[0] = kjj_largest_check(t, 0);
 		npb = 1;
 	}
 	j->v->perf = calloc((size_t)npb, sizeof(kj_perf));
@@ -731,7 +729,7 @@ static int stage_perf(struct judge *j)
 		pf->flops = s.plan.flops;
 		pf->bytes = s.plan.min_bytes;
 		pf->sol_ms = pf->sol_frac = pf->iou = pf->mfu = -1;
-		shape_desc(j, bind, sd, sizeof(sd));
+		kjj_shape_desc(j, bind, sd, sizeof(sd));
 		/* PERF_SETS input sets with their references, kept for the loop */
 		for (int r = 0; r < PERF_SETS && !rc; r++) {
 			uint64_t seed = kj_seed_for(j->o->base_seed ^ 0x70657266ULL, r);
@@ -742,7 +740,7 @@ static int stage_perf(struct judge *j)
 			for (int i = 0; i < s.nabi; i++) {
 				int vi = s.abi[i];
 				size_t n = (size_t)kj_shape_numel(&s.plan.vals[vi].shape);
-				if (is_output(t, vi)) {
+				if (kjj_is_output(t, vi)) {
 					if (o < 8 && (ref_out[r][o] = malloc(n * sizeof(double))))
 						memcpy(ref_out[r][o], s.ref.buf[vi], n * sizeof(double));
 					else
@@ -762,22 +760,22 @@ static int stage_perf(struct judge *j)
 			nout = o;
 		}
 		/* candidate */
-		progress(j, "performance: candidate on %s", sd);
-		t0 = now_s();
+		kjj_progress(j, "performance: candidate on %s", sd);
+		t0 = kjj_now_s();
 		for (int it = 0; !rc && it < PERF_MAX_SAMPLES + 1; it++) {
 			int r = it % PERF_SETS, o = 0;
 			struct kj_call_result res;
 			double ms;
 			for (int i = 0; i < s.nabi; i++)
-				if (!is_output(t, s.abi[i]))
+				if (!kjj_is_output(t, s.abi[i]))
 					memcpy(s.host[i], inset[r][i], s.bytes[i]);
 			for (int i = 0; i < s.nabi; i++)
-				if (is_output(t, s.abi[i]))
+				if (kjj_is_output(t, s.abi[i]))
 					memcpy(s.ref.buf[s.abi[i]], ref_out[r][o++],
 					       (size_t)kj_shape_numel(&s.plan.vals[s.abi[i]].shape) * sizeof(double));
 			if ((rc = run_call(j, &s, &res)))
 				break;
-			if (call_failed(j, &res, KJ_STAGE_PERFORMANCE, bind) ||
+			if (kjj_call_failed(j, &res, KJ_STAGE_PERFORMANCE, bind) ||
 			    inputs_changed(j, &s, KJ_STAGE_PERFORMANCE, bind))
 				break;
 			ms = (double)(res.judge_ns - j->nop_ns) / 1e6;
@@ -794,48 +792,48 @@ static int stage_perf(struct judge *j)
 			if (ns >= PERF_MIN_SAMPLES) {
 				double tmp[PERF_MAX_SAMPLES];
 				memcpy(tmp, samples, (size_t)ns * sizeof(double));
-				summarize(tmp, ns, &med, &iqr, &stable);
-				if (stable || now_s() - t0 > j->o->perf_budget_s)
+				kjj_summarize(tmp, ns, &med, &iqr, &stable);
+				if (stable || kjj_now_s() - t0 > j->o->perf_budget_s)
 					break;
 			}
 		}
 		if (rc || j->v->status != KJ_ST_PASS) {
 			goto done_shape;
 		}
-		summarize(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
+		kjj_summarize(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
 		pf->n = ns;
 		if (!stable)
 			j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
 		/* eager baseline, in this process, same sets, same rule */
-		progress(j, "performance: baseline on %s", sd);
+		kjj_progress(j, "performance: baseline on %s", sd);
 		ns = 0;
-		t0 = now_s();
+		t0 = kjj_now_s();
 		for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
 			int r = it % PERF_SETS;
 			double a;
 			for (int i = 0; i < s.nabi; i++) {
 				int vi = s.abi[i];
-				if (!is_output(t, vi))
+				if (!kjj_is_output(t, vi))
 					memcpy(s.base.buf[vi], finset[r][i],
 					       (size_t)kj_shape_numel(&s.plan.vals[vi].shape) * sizeof(float));
 			}
-			a = now_s();
+			a = kjj_now_s();
 			if ((rc = kj_exec32_run(&s.base, j->err)))
 				break;
-			a = (now_s() - a) * 1e3;
+			a = (kjj_now_s() - a) * 1e3;
 			if (it == 0)
 				continue;
 			samples[ns++] = a;
 			if (ns >= PERF_MIN_SAMPLES) {
 				double tmp[PERF_MAX_SAMPLES];
 				memcpy(tmp, samples, (size_t)ns * sizeof(double));
-				summarize(tmp, ns, &med, &iqr, &stable);
-				if (stable || now_s() - t0 > j->o->perf_budget_s)
+				kjj_summarize(tmp, ns, &med, &iqr, &stable);
+				if (stable || kjj_now_s() - t0 > j->o->perf_budget_s)
 					break;
 			}
 		}
 		if (!rc) {
-			summarize(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
+			kjj_summarize(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
 			pf->baseline_n = ns;
 			pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;
 			if (pf->speedup > 0) {
@@ -901,7 +899,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	struct kj_symcheck sc;
 	struct kj_worker_opts wo;
 	char scratch[4096] = "";
-	double t0 = now_s(), ts;
+	double t0 = kjj_now_s(), ts;
 	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1];
 	memset(&j, 0, sizeof(j));
 	memset(&cr, 0, sizeof(cr));
@@ -926,14 +924,14 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 				  KJ_WIRE_MAX_ABI);
 
 	/* static (source) */
-	ts = now_s();
-	if (stage_static(&j, source, len))
+	ts = kjj_now_s();
+	if (kjj_stage_static(&j, source, len))
 		goto out;
-	v->stage_s[KJ_STAGE_STATIC] = now_s() - ts;
+	v->stage_s[KJ_STAGE_STATIC] = kjj_now_s() - ts;
 
 	/* compile */
-	ts = now_s();
-	progress(&j, "compile");
+	ts = kjj_now_s();
+	kjj_progress(&j, "compile");
 	memset(&co, 0, sizeof(co));
 	co.backend = o->backend;
 	co.cache_dir = o->cache_dir;
@@ -945,38 +943,38 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	v->compile_s = cr.seconds;
 	v->compile_log = cr.log;
 	cr.log = NULL;
-	v->stage_s[KJ_STAGE_COMPILE] = now_s() - ts;
+	v->stage_s[KJ_STAGE_COMPILE] = kjj_now_s() - ts;
 	if (!cr.ok) {
 		const char *l = v->compile_log ? v->compile_log : "";
 		const char *e = strstr(l, "error");
 		const char *line = e ? e : l;
 		while (e && line > l && line[-1] != '\n')
 			line--;
-		fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s",
+		kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s",
 		     (int)strcspn(line, "\n"), line);
 		goto out;
 	}
 
 	/* static (binary) */
-	ts = now_s();
+	ts = kjj_now_s();
 	if ((rc = kj_symcheck_so(cr.so_path, o->backend, &sc, err)))
 		goto out;
 	if (sc.verdict == 2) {
-		fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s", sc.reason);
+		kjj_fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s", sc.reason);
 		goto out;
 	}
 	if (sc.verdict == 1) {
 		v->flags |= KJ_FLAG_FALLBACK;
 		snprintf(v->fallback_libs, sizeof(v->fallback_libs), "%s", sc.libs);
 		if (o->policy == KJ_POLICY_STRICT) {
-			fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s (policy strict)", sc.reason);
+			kjj_fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s (policy strict)", sc.reason);
 			goto out;
 		}
 	}
-	v->stage_s[KJ_STAGE_STATIC] += now_s() - ts;
+	v->stage_s[KJ_STAGE_STATIC] += kjj_now_s() - ts;
 
 	/* worker */
-	ts = now_s();
+	ts = kjj_now_s();
 	memset(&wo, 0, sizeof(wo));
 	wo.worker_path = o->worker_path;
 	if (o->scratch_dir) {
@@ -1000,10 +998,10 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		if ((rc = kj_worker_load(&j.w, cr.so_path, t->name, nptr, t->nsyms, o->call_timeout_s, &res, err)))
 			goto out;
 		if (res.status == KJ_CALL_ERROR) {
-			fail(&j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
+			kjj_fail(&j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
 			goto out;
 		}
-		if (call_failed(&j, &res, KJ_STAGE_CALL, largest_check(t, 1)))
+		if (kjj_call_failed(&j, &res, KJ_STAGE_CALL, kjj_largest_check(t, 1)))
 			goto out;
 		/* the protocol's own round trip, subtracted from call times */
 		{
@@ -1013,26 +1011,26 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			for (int i = 0; i < 21; i++) {
 				if ((rc = kj_worker_nop(&j.w, o->call_timeout_s, &res, err)))
 					goto out;
-				if (call_failed(&j, &res, KJ_STAGE_CALL, largest_check(t, 1)))
+				if (kjj_call_failed(&j, &res, KJ_STAGE_CALL, kjj_largest_check(t, 1)))
 					goto out;
 				rt[i] = (double)res.judge_ns;
 			}
-			summarize(rt, 21, &m, &q, &dummy);
+			kjj_summarize(rt, 21, &m, &q, &dummy);
 			med = (int)m;
 			j.nop_ns = med;
 		}
 	}
-	v->stage_s[KJ_STAGE_CALL] = now_s() - ts;
+	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
 
-	ts = now_s();
+	ts = kjj_now_s();
 	if ((rc = stage_correctness(&j)) || v->status != KJ_ST_PASS)
 		goto out;
-	v->stage_s[KJ_STAGE_CORRECTNESS] = now_s() - ts - v->stage_s[KJ_STAGE_CALL] * 0;
+	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts - v->stage_s[KJ_STAGE_CALL] * 0;
 	if (!o->no_perf) {
-		ts = now_s();
+		ts = kjj_now_s();
 		if ((rc = stage_perf(&j)) || v->status != KJ_ST_PASS)
 			goto out;
-		v->stage_s[KJ_STAGE_PERFORMANCE] = now_s() - ts;
+		v->stage_s[KJ_STAGE_PERFORMANCE] = kjj_now_s() - ts;
 	}
 out:
 	if (j.worker_up) {
@@ -1045,7 +1043,7 @@ out:
 	if (scratch[0] && !o->scratch_dir)
 		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	kj_compile_result_release(&cr);
-	v->total_s = now_s() - t0;
+	v->total_s = kjj_now_s() - t0;
 	if (rc)
 		return rc;
 	return 0;

@@ -1,0 +1,63 @@
+/*
+ * Internals shared by the judge's two tracks: judge.c (stages, CPU track,
+ * verdict bookkeeping) and judge_gpu.c (the CUDA track's correctness and
+ * performance stages).  Not part of the public API.
+ */
+#ifndef KJ_JUDGE_INTERNAL_H
+#define KJ_JUDGE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "kjudge/gpu.h"
+#include "kjudge/judge.h"
+#include "kjudge/sandbox.h"
+
+#define KJ_WIRE_MAX_ABI 16 /* pointer arguments the worker protocol carries */
+#define PERF_SETS 3
+#define PERF_MIN_SAMPLES 10
+#define PERF_MAX_SAMPLES 2000
+
+struct errstat {
+	int64_t n, nbad, first_bad;
+	double expected, got, max_abs, max_rel;
+	double dot, gg, rr, l1num, l1den, sq;
+};
+
+struct judge {
+	const kj_task *t;
+	const struct kj_eval_opts *o;
+	kj_verdict *v;
+	struct kj_worker w;
+	int worker_up;
+	size_t arena_size;
+	int64_t nop_ns;
+	struct kj_err *err;
+	/* CUDA track */
+	kj_gpu *gpu;
+	void *garena;
+	size_t garena_size;
+	const kj_calib *calib; /* NULL when the device has none */
+};
+
+double kjj_now_s(void);
+int kjj_is_output(const kj_task *t, int vi);
+void kjj_tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol);
+void kjj_fail(struct judge *j, kj_status st, kj_stage sg, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void kjj_progress(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *kjj_shape_desc(struct judge *j, int bind, char *buf, size_t len);
+int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg, int bind);
+void kjj_summarize(double *xs, int n, double *med, double *iqr, int *stable);
+int kjj_perf_binds(const kj_task *t, kj_backend b, int *out, int cap);
+int kjj_largest_check(const kj_task *t, int smallest);
+int kjj_stage_static(struct judge *j, const char *src, size_t len);
+int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
+		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,
+		      const struct errstat *st, const struct errstat *bst);
+
+/* The CUDA track's stages (judge_gpu.c). */
+int kjj_gpu_correctness(struct judge *j);
+int kjj_gpu_perf(struct judge *j);
+void kjj_gpu_release(struct judge *j);
+
+#endif
