@@ -15,7 +15,7 @@ WARN    += -Werror
 endif
 SAN     ?=
 KJ_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -fPIC $(WARN) -Iinclude -Isrc $(SAN) $(CFLAGS)
-LDLIBS  := -ljansson -lffi -lelf -lcrypto -lsqlite3 -ldl -lm -lpthread
+LDLIBS  := -ljansson -lffi -lelf -lcrypto -lsqlite3 -lseccomp -ldl -lm -lpthread
 LDFLAGS += $(SAN)
 
 LIB_DIRS := src/core src/task src/ops src/ops/cpu src/judge src/sandbox src/store src/score src/report src/llm
@@ -34,6 +34,7 @@ NVFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -gencode arch=compute_90a,code=sm_90a
 	   -gencode arch=compute_80,code=compute_80 -Iinclude -Isrc -lineinfo
 ifneq ($(NVCC),)
 KJ_CFLAGS += -DKJ_HAVE_CUDA=1
+KJ_CFLAGS += -I$(CUDA_HOME)/include
 LDLIBS  += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart -lstdc++
 NVFLAGS += $(if $(findstring address,$(SAN)),,)
 LIB_OBJ += $(CU_OBJ)
@@ -64,6 +65,9 @@ $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -DKJ_HAVE_CUDA=1 -MMD -MP -c $< -o $@
 
+# the store's schema is embedded in schema.o
+$(BUILD)/obj/src/store/schema.o: src/store/schema.sql
+
 $(BUILD)/libkjudge.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -78,9 +82,15 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkjudge.a $(LDLIBS)
 
-$(BUILD)/tests/gpu/%: tests/gpu/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
+# GPU tests link the shared library, so that the GPU machine gets one copy of
+# the device code (the fatbin is most of the size) and small test programs.
+$(BUILD)/libkjudge.so: $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/tests/gpu/%: tests/gpu/%.c tests/unit/tap.h $(BUILD)/libkjudge.so
 	@mkdir -p $(dir $@)
-	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkjudge.a $(LDLIBS)
+	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< -L$(BUILD) -lkjudge \
+	  -Wl,-rpath,'$$ORIGIN/../..' $(LDLIBS)
 
 # GPU tests: every test says it skips when there is no GPU (or no CUDA build).
 test-gpu: all $(GPU_BIN)

@@ -36,7 +36,7 @@ typedef struct kj_gpu_info {
 	size_t l2_bytes;
 	size_t mem_bytes;
 	int sm_count;
-	char uuid[40];        /* "GPU-xxxxxxxx-..." identifies the card for baselines/calibration */
+	char uuid[48];        /* "GPU-xxxxxxxx-..." (40 chars) identifies the card for baselines/calibration */
 } kj_gpu_info;
 
 /* 1 when this build has CUDA and a device is usable. */
@@ -102,8 +102,9 @@ int kj_gpu_time_exec(kj_gpu *g, kj_gpu_exec *x, int flush, double *ms, struct kj
 
 /* Peaks measured on random data: copy bandwidth and dense GEMM rates. */
 typedef struct kj_calib {
-	char uuid[40], name[128];
+	char uuid[48], name[128];
 	double copy_gbs;       /* device-to-device copy, GB/s (read + write bytes) */
+	double read_gbs;       /* read-only stream (a reduction's traffic), GB/s */
 	double fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, int8_tops, fp8_tflops;
 	double seconds;        /* how long calibration took */
 } kj_calib;

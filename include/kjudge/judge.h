@@ -16,6 +16,7 @@
 
 #include "kjudge/compile.h"
 #include "kjudge/err.h"
+#include "kjudge/gpu.h"
 #include "kjudge/rng.h"
 #include "kjudge/task.h"
 
@@ -47,6 +48,7 @@ enum kj_flag {
 	KJ_FLAG_UNSTABLE_TIMING = 1 << 2,      /* timing hit its caps before settling */
 	KJ_FLAG_OUTPUT_TRUNCATED = 1 << 3,     /* candidate's stdout/stderr passed the cap */
 	KJ_FLAG_BASELINE_TOLERANCE = 1 << 4,   /* the eager baseline itself misses the tolerance */
+	KJ_FLAG_TIMING_GAP = 1 << 5,           /* device-wide sync bound far above the stream's events */
 };
 
 const char *kj_status_name(kj_status s);
@@ -111,6 +113,7 @@ typedef struct kj_verdict {
 	char device[128];
 	int seeds;
 	uint64_t base_seed;
+	int seed_hidden;     /* base_seed came from a secret: not printed */
 } kj_verdict;
 
 void kj_verdict_init(kj_verdict *v);
@@ -122,6 +125,7 @@ struct kj_eval_opts {
 	kj_backend backend;
 	int seeds;             /* correctness seeds per shape, default 5 */
 	uint64_t base_seed;    /* default fixed: verdicts repeat exactly */
+	int seed_hidden;       /* base_seed derives from a secret (kj_seed_from_secret) */
 	int no_perf;           /* skip the performance stage */
 	double call_timeout_s; /* watchdog per call, default 10 */
 	double perf_budget_s;  /* per shape and side, default 1.0 (CPU track) */
@@ -130,6 +134,10 @@ struct kj_eval_opts {
 	const char *include_dir;  /* candidate headers */
 	const char *cache_dir;    /* NULL: default cache */
 	const char *scratch_dir;  /* NULL: a fresh temp dir per eval */
+	int device;               /* CUDA device ordinal */
+	kj_gpu *gpu;              /* an open context for `device` to reuse across
+	                             evaluations (a run, the demo); NULL: kj_eval
+	                             opens and closes its own */
 	int no_cache;
 	void (*progress)(void *ctx, const char *line); /* optional */
 	void *progress_ctx;
@@ -137,11 +145,22 @@ struct kj_eval_opts {
 
 void kj_eval_opts_init(struct kj_eval_opts *o);
 
+/* Hidden-seed mode: a base seed nothing the candidate sees can predict,
+ * the first 64 bits of sha256("kjudge-seed-secret/1" + secret). */
+uint64_t kj_seed_from_secret(const char *secret);
+
 /* Judges source (len bytes) against t.  Returns 0 when a verdict was reached
  * (whatever it is), or an error when the judge itself failed (worker missing,
  * out of memory...). */
 int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
 	    kj_verdict *v, struct kj_err *err);
+
+/* Device calibrations, stored per GPU (uuid) under the cache folder as
+ * calib/<uuid>.json.  Return 0, or -1 when there is none / it cannot be
+ * written. */
+int kj_calib_load(const char *cache_dir, const char *uuid, kj_calib *c);
+int kj_calib_store(const char *cache_dir, const kj_calib *c);
+struct json_t *kj_calib_json(const kj_calib *c);
 
 /* The verdict as a kjudge.verdict/1 JSON object (jansson json_t*, caller
  * decrefs); as text, malloc'd, caller frees. */

@@ -12,6 +12,13 @@
  * the worker (SCM_RIGHTS); call arguments are offsets into that arena, so the
  * worker sees exactly the candidate's input copies and output buffers and
  * nothing of the judge's reference data.
+ *
+ * CUDA track: the judge cudaMallocs one device arena (kj_gpu_alloc) holding
+ * the candidate's input copies and output buffers and hands the worker its
+ * CUDA IPC handle (kj_worker_arena_cuda); offsets then point into that
+ * arena, and the candidate gets the worker's one non-blocking stream.  A
+ * CUDA error in a call leaves the worker's context unusable: the worker
+ * replies ERROR (cuda_error set) and exits, so the judge needs a new worker.
  */
 #ifndef KJUDGE_SANDBOX_H
 #define KJUDGE_SANDBOX_H
@@ -41,6 +48,7 @@ struct kj_worker_opts {
 	size_t log_cap;          /* stdout+stderr kept, 0 = default 64 KiB */
 	size_t flood_limit;      /* output bytes after which the worker is killed, 0 = default 4 MiB */
 	int cuda;                /* worker will use CUDA (no RLIMIT_AS: the driver maps large VAs) */
+	int device;              /* CUDA device ordinal (when cuda) */
 };
 
 typedef enum kj_call_status {
@@ -59,6 +67,10 @@ struct kj_call_result {
 	int exit_code;        /* EXITED */
 	int64_t judge_ns;     /* judge-side round trip of the command */
 	int64_t worker_ns;    /* worker-side time it reported (not trusted) */
+	int64_t gpu_ns;       /* CUDA event time of the call on the candidate's stream, -1 if none */
+	int64_t devsync_ns;   /* worker clock from the call to cudaDeviceSynchronize()'s return:
+			       * the device-wide bound (work left on other streams), -1 if none */
+	int cuda_error;       /* cudaError_t the worker reported (ERROR; the worker is then dead), else 0 */
 	char msg[512];        /* worker's error text, or a description of the status */
 };
 
@@ -71,6 +83,7 @@ struct kj_worker {
 	void *arena;       /* judge's mapping of the shared arena */
 	size_t arena_size;
 	int arena_fd;
+	size_t cuda_arena_size; /* bytes of the device arena the worker has open, 0 if none */
 	int dead;          /* set once the worker is gone; later calls fail fast */
 	int status;        /* waitpid status once dead */
 };
@@ -89,11 +102,33 @@ int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
  * (w->arena) and in the worker.  Old contents are lost. */
 int kj_worker_arena(struct kj_worker *w, size_t bytes, struct kj_err *err);
 
-/* Calls the loaded function with pointer arguments arena+off[i] and the dims.
+/* Calls the loaded function with pointer arguments arena+off[i] and the dims
+ * (the device arena on the CUDA track; there the worker's stream follows).
  * Returns 0 when the exchange happened (res says how the call went), or an
  * error when the judge itself failed. */
 int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
 		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err);
+
+/* As kj_worker_call; timed != 0 asks the CUDA worker to flush the L2 (a
+ * write of 2x its size on the candidate's stream) before the call.
+ * timeout_s covers the whole exchange, flush and device-wide sync included.
+ * A reported CUDA error gives KJ_CALL_ERROR with cuda_error set and msg
+ * "CUDA error cudaErrorIllegalAddress: an illegal memory access was
+ * encountered"; the worker has then exited (w->dead = 1).  On a CUDA OK,
+ * gpu_ns and devsync_ns are checked against judge_ns (a worker claiming more
+ * time than the round trip took is a protocol violation). */
+int kj_worker_call_timed(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+			 int ndim, int timed, double timeout_s, struct kj_call_result *res,
+			 struct kj_err *err);
+
+/* Gives the worker the device arena of `bytes` bytes exported as a CUDA IPC
+ * handle (kj_gpu_ipc_handle); the worker opens it with
+ * cudaIpcOpenMemHandle(cudaIpcMemLazyEnablePeerAccess) on opts.device, closing
+ * any previous one (bytes 0: close only).  The judge keeps the allocation
+ * alive while the worker uses it.  Returns 0, or KJ_E_WORKER with the
+ * worker's reason (a failed open ends the worker: w->dead = 1). */
+int kj_worker_arena_cuda(struct kj_worker *w, const unsigned char handle[64], size_t bytes,
+			 struct kj_err *err);
 
 /* A call that does nothing in the worker: measures the protocol's round trip. */
 int kj_worker_nop(struct kj_worker *w, double timeout_s, struct kj_call_result *res,

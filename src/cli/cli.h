@@ -37,5 +37,11 @@ int cmd_prompt(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_export_pairs(int argc, char **argv);
 
 #endif

@@ -240,8 +240,14 @@ static const char usage[] =
 	"  show TASK [--json]              a task: shapes, FLOPs, bytes, prototypes\n"
 	"  prompt TASK [--backend B]       the prompt a model answers with a kernel\n"
 	"  eval TASK FILE [options]        judge one candidate (exit 0 pass, 1 fail, 2 usage, 3 judge error)\n"
+	"  run SPEC [--db FILE] [options]  judge a batch of candidates into a SQLite store (resumable)\n"
 	"  demo [--backend B]              judge the shipped example candidates, print a table\n"
 	"  ops [--json]                    the op registry with each op's semantics\n"
+	"  calibrate [--json]              measure the GPU's copy bandwidth and GEMM rates\n"
+	"  baseline TASK [--json]          time the CUDA eager baseline on the bench shapes\n"
+	"  report RUN [--format md|json|html] [-o FILE]   scores of a run from its store\n"
+	"  compare RUN_A RUN_B [--json]    the same candidates in two runs: speedup ratios per task\n"
+	"  export-pairs RUN [-o FILE]      (error, correction) and (slow, fast) pairs as JSONL\n"
 	"\n"
 	"TASK is a path under tasks/ without .kt (level1/softmax) or a .kt file.\n"
 	"Run `kjudge COMMAND --help` for a command's options.\n";
@@ -254,6 +260,10 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "tasks", cmd_tasks }, { "show", cmd_show }, { "prompt", cmd_prompt },
 		{ "eval", cmd_eval },   { "demo", cmd_demo }, { "ops", cmd_ops },
+		{ "calibrate", cmd_calibrate }, { "baseline", cmd_baseline },
+		{ "run", cmd_run },
+		{ "report", cmd_report }, { "compare", cmd_compare },
+		{ "export-pairs", cmd_export_pairs },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

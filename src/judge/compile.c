@@ -102,6 +102,7 @@ struct toolchain {
 	const char *header;   /* candidate header in include_dir, keyed by content */
 	const char *flags[MAX_FLAGS]; /* before -I, -o and the input */
 	const char *libs[4];          /* after the input */
+	char gencode[96];             /* storage for a flag built per call */
 };
 
 static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, struct kj_err *err)
@@ -122,8 +123,10 @@ static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, 
 		.header = "kjudge_cuda.h",
 		.flags = {"-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "-cudart", "shared",
 			  "-lineinfo", "-gencode", NULL /* arch, below */},
+		/* a candidate that calls cuBLAS must still load, so that it is
+		 * judged (and flagged as a fallback) rather than failing to link */
+		.libs = {"-Xlinker", "--as-needed", "-lcublas", "-lcublasLt"},
 	};
-	static char gencode[96];
 	const char *env;
 
 	switch (o->backend) {
@@ -139,10 +142,10 @@ static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, 
 		if (strncmp(arch, "sm_", 3) || strlen(arch) > 16 || strspn(arch + 3, "0123456789af") != strlen(arch + 3))
 			return kj_err_set(err, KJ_E_USAGE, "bad CUDA architecture '%s' (expected sm_NN or sm_NNa)", arch);
 		*tc = cuda;
-		snprintf(gencode, sizeof(gencode), "arch=compute_%s,code=%s", arch + 3, arch);
+		snprintf(tc->gencode, sizeof(tc->gencode), "arch=compute_%s,code=%s", arch + 3, arch);
 		while (tc->flags[i])
 			i++;
-		tc->flags[i] = gencode;
+		tc->flags[i] = tc->gencode;
 		env = getenv("KJ_NVCC");
 		if (env && *env)
 			tc->cc = env;

@@ -61,7 +61,7 @@ const char *kj_stage_name(kj_stage s)
 void kj_flags_str(unsigned flags, char *buf, size_t len)
 {
 	static const char *const names[] = { "fallback", "faster_than_roofline", "unstable_timing",
-					     "output_truncated", "baseline_out_of_tolerance" };
+					     "output_truncated", "baseline_out_of_tolerance", "timing_gap" };
 	size_t off = 0;
 	buf[0] = 0;
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++)
@@ -81,6 +81,17 @@ void kj_verdict_release(kj_verdict *v)
 	free(v->checks);
 	free(v->perf);
 	kj_verdict_init(v);
+}
+
+uint64_t kj_seed_from_secret(const char *secret)
+{
+	char buf[4096], hex[65];
+	uint64_t v = 0;
+	int n = snprintf(buf, sizeof(buf), "kjudge-seed-secret/1%s", secret);
+	kj_sha256_hex(buf, (size_t)(n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1), hex);
+	for (int i = 0; i < 16; i++)
+		v = (v << 4) | (uint64_t)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
+	return v;
 }
 
 void kj_eval_opts_init(struct kj_eval_opts *o)
@@ -424,7 +435,7 @@ static void fill_sentinel(kj_dtype dt, void *p, size_t n)
 
 /* Copies inputs in, sentinels the outputs, calls.  Returns 0 when the call
  * came back (res says how), negative on judge failure. */
-static int run_call(struct judge *j, struct shape_ctx *s, struct kj_call_result *res)
+static int run_call(struct judge *j, struct shape_ctx *s, int garbage, struct kj_call_result *res)
 {
 	char *arena;
 	int rc = ensure_arena(j, s->arena);
@@ -433,7 +444,9 @@ static int run_call(struct judge *j, struct shape_ctx *s, struct kj_call_result 
 	arena = j->w.arena;
 	for (int i = 0; i < s->nabi; i++) {
 		int vi = s->abi[i];
-		if (kjj_is_output(j->t, vi))
+		if (kjj_is_output(j->t, vi) && garbage)
+			memset(arena + s->off[i], KJ_RERUN_BYTE, s->bytes[i]);
+		else if (kjj_is_output(j->t, vi))
 			fill_sentinel(s->plan.vals[vi].dtype, arena + s->off[i],
 				      (size_t)kj_shape_numel(&s->plan.vals[vi].shape));
 		else
@@ -676,7 +689,7 @@ static int stage_correctness(struct judge *j)
 				shape_release(&s);
 				return rc;
 			}
-			rc = run_call(j, &s, &res);
+			rc = run_call(j, &s, 0, &res);
 			if (rc) {
 				shape_release(&s);
 				return rc;
@@ -690,7 +703,102 @@ static int stage_correctness(struct judge *j)
 		}
 		shape_release(&s);
 	}
+	/* Determinism rerun: seed 0 again on the smallest and the largest check
+	 * shape, outputs pre-filled with ordinary numbers instead of NaN, so a
+	 * result that depended on what the buffers held (uninitialised reads,
+	 * NaN-propagation tricks) shows. */
+	for (int r = 0; r < 2; r++) {
+		int bind = kjj_largest_check(t, r == 0);
+		uint64_t seed = kj_seed_for(j->o->base_seed, 0);
+		struct shape_ctx s;
+		struct kj_call_result res;
+		int rc = shape_init(t, bind, &s, j->err);
+		if (rc)
+			return rc;
+		kjj_progress(j, "determinism rerun");
+		gen_inputs(t, &s, seed, kj_seed_flavour_for(0));
+		if ((rc = kj_exec64_run(&s.ref, j->err)) || (rc = kj_exec32_run(&s.base, j->err)) ||
+		    (rc = run_call(j, &s, 1, &res))) {
+			shape_release(&s);
+			return rc;
+		}
+		if (kjj_call_failed(j, &res, KJ_STAGE_CORRECTNESS, bind) ||
+		    inputs_changed(j, &s, KJ_STAGE_CORRECTNESS, bind) ||
+		    judge_outputs(j, &s, bind, 0, seed, kj_seed_flavour_for(0), KJ_STAGE_CORRECTNESS, 0, 0)) {
+			strncat(j->v->reason, KJ_RERUN_NOTE, sizeof(j->v->reason) - strlen(j->v->reason) - 1);
+			shape_release(&s);
+			return 0;
+		}
+		shape_release(&s);
+	}
 	return 0;
+}
+
+/* One adaptive timing loop: calls fn until the median settles (or the
+ * budget or the cap is reached).  fn returns the sample in ms, or < 0 when the
+ * loop must stop (verdict set or judge error in *rc). */
+int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, int *), void *ctx,
+		    double *samples, int *ns, int *stable, int *rc)
+{
+	double t0 = kjj_now_s(), med, iqr;
+	*ns = 0;
+	*stable = 0;
+	for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
+		double ms = fn(j, ctx, it, rc);
+		if (ms < 0)
+			return -1;
+		if (it == 0)
+			continue; /* warm-up: checked, not timed */
+		samples[(*ns)++] = ms;
+		if (*ns >= PERF_MIN_SAMPLES) {
+			double tmp[PERF_MAX_SAMPLES];
+			memcpy(tmp, samples, (size_t)*ns * sizeof(double));
+			kjj_summarize(tmp, *ns, &med, &iqr, stable);
+			if (*stable || kjj_now_s() - t0 > j->o->perf_budget_s)
+				break;
+		}
+	}
+	return 0;
+}
+
+struct cpu_perf_ctx {
+	struct shape_ctx *s;
+	int bind;
+	kj_perf *pf;
+};
+
+/* A timed candidate call on fresh inputs (a new seed every call, so nothing
+ * a candidate remembers from an earlier call applies), its output checked. */
+static double cpu_candidate_sample(struct judge *j, void *vctx, int it, int *rc)
+{
+	struct cpu_perf_ctx *c = vctx;
+	struct kj_call_result res;
+	gen_inputs(j->t, c->s, kj_seed_for(j->o->base_seed ^ 0x70657266ULL, it), KJ_SEED_DECLARED);
+	if ((*rc = kj_exec64_run(&c->s->ref, j->err)) || (*rc = run_call(j, c->s, 0, &res)))
+		return -1;
+	if (kjj_call_failed(j, &res, KJ_STAGE_PERFORMANCE, c->bind) ||
+	    inputs_changed(j, c->s, KJ_STAGE_PERFORMANCE, c->bind))
+		return -1;
+	if (judge_outputs(j, c->s, c->bind, it, 0, KJ_SEED_DECLARED, KJ_STAGE_PERFORMANCE,
+			  (double)(res.judge_ns - j->nop_ns) / 1e6, 0)) {
+		char extra[64];
+		snprintf(extra, sizeof(extra), " [timed call %d]", it);
+		strncat(j->v->reason, extra, sizeof(j->v->reason) - strlen(j->v->reason) - 1);
+		return -1;
+	}
+	c->pf->checked++;
+	return res.judge_ns > j->nop_ns ? (double)(res.judge_ns - j->nop_ns) / 1e6 : 0;
+}
+
+static double cpu_baseline_sample(struct judge *j, void *vctx, int it, int *rc)
+{
+	struct cpu_perf_ctx *c = vctx;
+	double a;
+	gen_inputs(j->t, c->s, kj_seed_for(j->o->base_seed ^ 0x626173ULL, it), KJ_SEED_DECLARED);
+	a = kjj_now_s();
+	if ((*rc = kj_exec32_run(&c->s->base, j->err)))
+		return -1;
+	return (kjj_now_s() - a) * 1e3;
 }
 
 static int stage_perf(struct judge *j)
@@ -706,20 +814,15 @@ static int stage_perf(struct judge *j)
 	if (!j->v->perf)
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
 	for (int pi = 0; pi < npb; pi++) {
-		int bind = pb[pi];
+		int bind = pb[pi], rc = 0, ns = 0, stable = 0;
 		struct shape_ctx s;
 		kj_perf *pf = &j->v->perf[pi];
-		double *ref_out[PERF_SETS][8] = { { 0 } };
-		void *inset[PERF_SETS][KJ_WIRE_MAX_ABI] = { { 0 } };
-		float *finset[PERF_SETS][KJ_WIRE_MAX_ABI] = { { 0 } };
+		struct cpu_perf_ctx c = { &s, bind, pf };
 		double *samples = malloc(PERF_MAX_SAMPLES * sizeof(double));
-		int rc = 0, nout = 0, stable = 0, ns = 0;
-		double t0, med, iqr;
 		char sd[320];
 		if (!samples)
 			return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-		rc = shape_init(t, bind, &s, j->err);
-		if (rc) {
+		if ((rc = shape_init(t, bind, &s, j->err))) {
 			free(samples);
 			return rc;
 		}
@@ -730,127 +833,23 @@ static int stage_perf(struct judge *j)
 		pf->bytes = s.plan.min_bytes;
 		pf->sol_ms = pf->sol_frac = pf->iou = pf->mfu = -1;
 		kjj_shape_desc(j, bind, sd, sizeof(sd));
-		/* PERF_SETS input sets with their references, kept for the loop */
-		for (int r = 0; r < PERF_SETS && !rc; r++) {
-			uint64_t seed = kj_seed_for(j->o->base_seed ^ 0x70657266ULL, r);
-			int o = 0;
-			gen_inputs(t, &s, seed, KJ_SEED_DECLARED);
-			if ((rc = kj_exec64_run(&s.ref, j->err)))
-				break;
-			for (int i = 0; i < s.nabi; i++) {
-				int vi = s.abi[i];
-				size_t n = (size_t)kj_shape_numel(&s.plan.vals[vi].shape);
-				if (kjj_is_output(t, vi)) {
-					if (o < 8 && (ref_out[r][o] = malloc(n * sizeof(double))))
-						memcpy(ref_out[r][o], s.ref.buf[vi], n * sizeof(double));
-					else
-						rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-					o++;
-				} else {
-					inset[r][i] = malloc(s.bytes[i] ? s.bytes[i] : 1);
-					finset[r][i] = malloc(n * sizeof(float) + 1);
-					if (!inset[r][i] || !finset[r][i]) {
-						rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-						break;
-					}
-					memcpy(inset[r][i], s.host[i], s.bytes[i]);
-					memcpy(finset[r][i], s.base.buf[vi], n * sizeof(float));
+		kjj_progress(j, "performance: candidate on %s", sd);
+		if (kjj_timing_loop(j, cpu_candidate_sample, &c, samples, &ns, &stable, &rc) == 0) {
+			kjj_summarize(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
+			pf->n = ns;
+			if (!stable)
+				j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
+			kjj_progress(j, "performance: baseline on %s", sd);
+			if (kjj_timing_loop(j, cpu_baseline_sample, &c, samples, &ns, &stable, &rc) == 0) {
+				kjj_summarize(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
+				pf->baseline_n = ns;
+				pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;
+				if (pf->speedup > 0) {
+					wsum += pf->weight;
+					lsum += pf->weight * log(pf->speedup);
 				}
 			}
-			nout = o;
 		}
-		/* candidate */
-		kjj_progress(j, "performance: candidate on %s", sd);
-		t0 = kjj_now_s();
-		for (int it = 0; !rc && it < PERF_MAX_SAMPLES + 1; it++) {
-			int r = it % PERF_SETS, o = 0;
-			struct kj_call_result res;
-			double ms;
-			for (int i = 0; i < s.nabi; i++)
-				if (!kjj_is_output(t, s.abi[i]))
-					memcpy(s.host[i], inset[r][i], s.bytes[i]);
-			for (int i = 0; i < s.nabi; i++)
-				if (kjj_is_output(t, s.abi[i]))
-					memcpy(s.ref.buf[s.abi[i]], ref_out[r][o++],
-					       (size_t)kj_shape_numel(&s.plan.vals[s.abi[i]].shape) * sizeof(double));
-			if ((rc = run_call(j, &s, &res)))
-				break;
-			if (kjj_call_failed(j, &res, KJ_STAGE_PERFORMANCE, bind) ||
-			    inputs_changed(j, &s, KJ_STAGE_PERFORMANCE, bind))
-				break;
-			ms = (double)(res.judge_ns - j->nop_ns) / 1e6;
-			if (judge_outputs(j, &s, bind, it, 0, KJ_SEED_DECLARED, KJ_STAGE_PERFORMANCE, ms, 0)) {
-				char extra[128];
-				snprintf(extra, sizeof(extra), " [timed call %d]", it);
-				strncat(j->v->reason, extra, sizeof(j->v->reason) - strlen(j->v->reason) - 1);
-				break;
-			}
-			pf->checked++;
-			if (it == 0)
-				continue; /* warm-up: checked, not timed */
-			samples[ns++] = ms > 0 ? ms : 0;
-			if (ns >= PERF_MIN_SAMPLES) {
-				double tmp[PERF_MAX_SAMPLES];
-				memcpy(tmp, samples, (size_t)ns * sizeof(double));
-				kjj_summarize(tmp, ns, &med, &iqr, &stable);
-				if (stable || kjj_now_s() - t0 > j->o->perf_budget_s)
-					break;
-			}
-		}
-		if (rc || j->v->status != KJ_ST_PASS) {
-			goto done_shape;
-		}
-		kjj_summarize(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
-		pf->n = ns;
-		if (!stable)
-			j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
-		/* eager baseline, in this process, same sets, same rule */
-		kjj_progress(j, "performance: baseline on %s", sd);
-		ns = 0;
-		t0 = kjj_now_s();
-		for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
-			int r = it % PERF_SETS;
-			double a;
-			for (int i = 0; i < s.nabi; i++) {
-				int vi = s.abi[i];
-				if (!kjj_is_output(t, vi))
-					memcpy(s.base.buf[vi], finset[r][i],
-					       (size_t)kj_shape_numel(&s.plan.vals[vi].shape) * sizeof(float));
-			}
-			a = kjj_now_s();
-			if ((rc = kj_exec32_run(&s.base, j->err)))
-				break;
-			a = (kjj_now_s() - a) * 1e3;
-			if (it == 0)
-				continue;
-			samples[ns++] = a;
-			if (ns >= PERF_MIN_SAMPLES) {
-				double tmp[PERF_MAX_SAMPLES];
-				memcpy(tmp, samples, (size_t)ns * sizeof(double));
-				kjj_summarize(tmp, ns, &med, &iqr, &stable);
-				if (stable || kjj_now_s() - t0 > j->o->perf_budget_s)
-					break;
-			}
-		}
-		if (!rc) {
-			kjj_summarize(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
-			pf->baseline_n = ns;
-			pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;
-			if (pf->speedup > 0) {
-				wsum += pf->weight;
-				lsum += pf->weight * log(pf->speedup);
-			}
-		}
-	done_shape:
-		for (int r = 0; r < PERF_SETS; r++) {
-			for (int o = 0; o < 8; o++)
-				free(ref_out[r][o]);
-			for (int i = 0; i < KJ_WIRE_MAX_ABI; i++) {
-				free(inset[r][i]);
-				free(finset[r][i]);
-			}
-		}
-		(void)nout;
 		free(samples);
 		shape_release(&s);
 		if (rc || j->v->status != KJ_ST_PASS)
@@ -901,6 +900,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	char scratch[4096] = "";
 	double t0 = kjj_now_s(), ts;
 	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1];
+	kj_calib calib;
 	memset(&j, 0, sizeof(j));
 	memset(&cr, 0, sizeof(cr));
 	j.t = t;
@@ -912,13 +912,34 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	v->backend = o->backend;
 	v->seeds = o->seeds;
 	v->base_seed = o->base_seed;
+	v->seed_hidden = o->seed_hidden;
 	kj_sha256_hex(source, len, v->sha256);
 	v->status = KJ_ST_PASS;
 	v->stage = KJ_STAGE_DONE;
-	if (o->backend != KJ_BACKEND_CPU)
-		return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend is not available in this build",
-				  kj_backend_name(o->backend));
-	cpu_device(v->device, sizeof(v->device));
+	if (o->backend == KJ_BACKEND_CUDA) {
+		const kj_gpu_info *gi;
+		if (!kj_gpu_available())
+			return kj_err_set(err, KJ_E_UNSUPPORTED, "the cuda backend needs a CUDA device and a "
+					  "kjudge built with nvcc; use --backend cpu here");
+		if (o->gpu)
+			j.gpu = o->gpu;
+		else if ((rc = kj_gpu_open(o->device, &j.gpu, err)))
+			return rc;
+		gi = kj_gpu_get_info(j.gpu);
+		snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
+		if (kj_calib_load(o->cache_dir, gi->uuid, &calib) == 0) {
+			j.calib = &calib;
+		} else {
+			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
+			if (kj_gpu_calibrate(j.gpu, &calib, err) == 0) {
+				kj_calib_store(o->cache_dir, &calib);
+				j.calib = &calib;
+			}
+			kj_err_init(err);
+		}
+	} else {
+		cpu_device(v->device, sizeof(v->device));
+	}
 	if (kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI + 1) > KJ_WIRE_MAX_ABI)
 		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s passes more than %d tensors", t->id,
 				  KJ_WIRE_MAX_ABI);
@@ -937,6 +958,8 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	co.cache_dir = o->cache_dir;
 	co.include_dir = o->include_dir;
 	co.no_cache = o->no_cache;
+	if (j.gpu)
+		co.arch = kj_gpu_get_info(j.gpu)->arch;
 	if ((rc = kj_compile(source, len, &co, &cr, err)))
 		goto out;
 	v->compile_cached = cr.cached;
@@ -988,7 +1011,11 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		}
 	}
 	wo.scratch_dir = scratch;
-	wo.cpu_limit_s = 2 * o->call_timeout_s + 60;
+	/* the CUDA worker spins a core while it waits for the device, so its CPU
+	 * time follows GPU time over the whole evaluation */
+	wo.cpu_limit_s = o->backend == KJ_BACKEND_CUDA ? 3600 : 2 * o->call_timeout_s + 60;
+	wo.cuda = o->backend == KJ_BACKEND_CUDA;
+	wo.device = o->device;
 	if ((rc = kj_worker_start(&j.w, &wo, err)))
 		goto out;
 	j.worker_up = 1;
@@ -1023,12 +1050,12 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
 
 	ts = kjj_now_s();
-	if ((rc = stage_correctness(&j)) || v->status != KJ_ST_PASS)
+	if ((rc = j.gpu ? kjj_gpu_correctness(&j) : stage_correctness(&j)) || v->status != KJ_ST_PASS)
 		goto out;
 	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts - v->stage_s[KJ_STAGE_CALL] * 0;
 	if (!o->no_perf) {
 		ts = kjj_now_s();
-		if ((rc = stage_perf(&j)) || v->status != KJ_ST_PASS)
+		if ((rc = j.gpu ? kjj_gpu_perf(&j) : stage_perf(&j)) || v->status != KJ_ST_PASS)
 			goto out;
 		v->stage_s[KJ_STAGE_PERFORMANCE] = kjj_now_s() - ts;
 	}
@@ -1039,6 +1066,11 @@ out:
 		v->worker_log = j.w.log.buf ? strdup(j.w.log.buf) : NULL;
 		v->worker_log_total = j.w.log.total;
 		kj_worker_stop(&j.w);
+	}
+	if (j.gpu) {
+		kjj_gpu_release(&j);
+		if (!o->gpu)
+			kj_gpu_close(j.gpu);
 	}
 	if (scratch[0] && !o->scratch_dir)
 		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

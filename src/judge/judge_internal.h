@@ -14,6 +14,10 @@
 
 #define KJ_WIRE_MAX_ABI 16 /* pointer arguments the worker protocol carries */
 #define PERF_SETS 3
+/* the determinism rerun pre-fills outputs with this byte (0x42424242 is
+ * 48.56 as f32: an ordinary number, unlike the NaN sentinel) */
+#define KJ_RERUN_BYTE 0x42
+#define KJ_RERUN_NOTE " [determinism rerun: outputs pre-filled with 0x42 bytes instead of NaN]"
 #define PERF_MIN_SAMPLES 10
 #define PERF_MAX_SAMPLES 2000
 
@@ -54,6 +58,13 @@ int kjj_stage_static(struct judge *j, const char *src, size_t len);
 int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
 		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,
 		      const struct errstat *st, const struct errstat *bst);
+
+/* Calls fn(j, ctx, it, &rc) for it = 0, 1, ... (0 is a checked warm-up)
+ * until the median of the samples settles within 0.5% (>= 10 samples), the
+ * perf budget is spent or the cap is reached.  fn returns a sample in ms, or
+ * < 0 to stop (verdict set, or a judge error in rc): then -1 is returned. */
+int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, int *), void *ctx,
+		    double *samples, int *ns, int *stable, int *rc);
 
 /* The CUDA track's stages (judge_gpu.c). */
 int kjj_gpu_correctness(struct judge *j);

@@ -5,8 +5,9 @@
  * through the loader.  The policy lives in the tables below and in
  * docs/worker-protocol.md ("Symbol policy"), which must agree with them.
  * What this cannot see: raw `syscall` instructions and code that finds
- * functions at run time without the loader's help — the worker's limits
- * and the judge's distrust of the worker cover those.
+ * functions at run time without the loader's help — the worker's seccomp
+ * filter (src/worker/worker.c), its limits and the judge's distrust of the
+ * worker cover those.
  */
 #include "kjudge/compile.h"
 
@@ -38,9 +39,16 @@ static const char *const rj_process[] = {
 static const char *const rj_control[] = {
 	"ptrace", "process_vm_readv", "process_vm_writev", "prctl", "seccomp", "setrlimit",
 	"prlimit", "prlimit64", "setpgid", "setpgrp", "setsid", "unshare", "setns", "chroot",
-	"syscall", NULL};
-static const char *const rj_thread[] = {"pthread_create", "thrd_create", NULL};
-static const char *const rj_thread_prefix[] = {"GOMP_", "omp_", "__kmpc_", NULL};
+	"syscall", "setpriority", "nice", "sched_setscheduler", "sched_setparam",
+	"sched_setaffinity", "ioprio_set", NULL};
+/* Host callbacks run candidate code on a CUDA runtime thread, after the
+ * call returned; std::thread (and std::async through it) starts in
+ * libstdc++, so its own symbol is what the object names. */
+static const char *const rj_thread[] = {"pthread_create", "thrd_create", "cudaLaunchHostFunc",
+					"cudaStreamAddCallback", "cuLaunchHostFunc",
+					"cuStreamAddCallback", NULL};
+static const char *const rj_thread_prefix[] = {"GOMP_", "omp_", "__kmpc_", "_ZNSt6thread",
+					       NULL};
 static const char *const rj_signal[] = {
 	"kill", "killpg", "tkill", "tgkill", "sigqueue", "pthread_kill", "pthread_sigqueue",
 	"signal", "sigaction", "__sysv_signal", "sysv_signal", "bsd_signal", "sigset",
@@ -53,8 +61,15 @@ static const char *const rj_exit[] = {"exit", "_exit", "_Exit", "quick_exit", NU
 /* nvcc's registration code calls atexit, so only the CPU track rejects it. */
 static const char *const rj_exit_cpu[] = {"atexit", "at_quick_exit", "__cxa_atexit",
 					  "on_exit", NULL};
-static const char *const rj_loader[] = {"dlopen", "dlmopen", "dlsym", "dlvsym", "dlinfo",
-					"__libc_dlopen_mode", "__libc_dlsym", NULL};
+/* Besides the loader's own entry points: walking the loaded objects' ELF
+ * tables (dl_iterate_phdr, _r_debug, the auxiliary vector) finds any libc
+ * function without naming it, and the CUDA entry-point queries hand out
+ * driver functions (cuStreamCreate...) by name at run time. */
+static const char *const rj_loader[] = {
+	"dlopen", "dlmopen", "dlsym", "dlvsym", "dlinfo", "__libc_dlopen_mode", "__libc_dlsym",
+	"dl_iterate_phdr", "dladdr", "dladdr1", "_dl_find_object", "_r_debug", "getauxval",
+	"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "cuGetProcAddress",
+	"cuGetProcAddress_v2", "cudaGetExportTable", "cuGetExportTable", NULL};
 static const char *const rj_memory[] = {"mmap", "mmap64", "munmap", "mremap", "mprotect",
 					"pkey_mprotect", "brk", "sbrk", NULL};
 static const char *const rj_network[] = {
@@ -75,8 +90,11 @@ static const char *const rj_files[] = {
 	"chmod", NULL};
 static const char *const rj_ipc[] = {"shm_open", "memfd_create", "shmget", "shmat", "msgget",
 				     "semget", "mq_open", NULL};
-static const char *const rj_stream[] = {"cudaDeviceReset", NULL};
-static const char *const rj_stream_prefix[] = {"cudaStreamCreate", "cuStreamCreate", NULL};
+/* A context of its own brings a default stream of its own. */
+static const char *const rj_stream[] = {"cudaDeviceReset", "cuDevicePrimaryCtxReset",
+					"cuDevicePrimaryCtxReset_v2", NULL};
+static const char *const rj_stream_prefix[] = {"cudaStreamCreate", "cuStreamCreate", "cuCtxCreate",
+					       "cuGreenCtx", NULL};
 static const char *const rj_gpu_ipc_prefix[] = {"cudaIpc", "cuIpc", "cuMemImport", NULL};
 
 static const struct reject_group reject_groups[] = {
@@ -237,6 +255,15 @@ static void join_libs(struct scan *sc)
 	}
 }
 
+/* A CUDA runtime or driver API name: "cuda" or "cu" and a capital letter
+ * (cudaEventElapsedTime, cuStreamSynchronize), not a kernel called cumsum. */
+static int cuda_api_name(const char *s)
+{
+	if (strncmp(s, "cuda", 4) == 0 && s[4] >= 'A' && s[4] <= 'Z')
+		return 1;
+	return strncmp(s, "cu", 2) == 0 && s[2] >= 'A' && s[2] <= 'Z';
+}
+
 static void judge_symbol(struct scan *sc, const char *name, int undefined)
 {
 	struct kj_symcheck *out = sc->out;
@@ -245,9 +272,9 @@ static void judge_symbol(struct scan *sc, const char *name, int undefined)
 
 	if (!undefined) {
 		/* Exporting a libc or CUDA name could interpose it for the
-		 * worker's own lookups (timers, exit, event timing). */
-		if (out->verdict < 2 && (g || strncmp(name, "cudaEvent", 9) == 0 ||
-					 strncmp(name, "cuEvent", 7) == 0)) {
+		 * worker's own lookups (timers, exit, event timing, device
+		 * synchronisation) were the object ever loaded globally. */
+		if (out->verdict < 2 && (g || cuda_api_name(name))) {
 			out->verdict = 2;
 			snprintf(out->reason, sizeof(out->reason),
 				 "defines %s: a candidate may not replace library functions", name);

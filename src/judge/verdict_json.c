@@ -86,6 +86,8 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	{
 		char hex[32];
 		snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)v->base_seed);
+		if (v->seed_hidden)
+			snprintf(hex, sizeof(hex), "hidden");
 		json_object_set_new(o, "base_seed", json_string(hex));
 	}
 	for (int i = 0; i < v->nchecks; i++) {

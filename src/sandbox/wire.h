@@ -5,7 +5,8 @@
  * be little-endian.  Every message starts with a type and a sequence number;
  * a reply echoes the request's number, and its size must equal
  * kj_wire_size(type) exactly, so a short, long or stray message is a protocol
- * error.  ARENA carries the arena's memfd as SCM_RIGHTS ancillary data.
+ * error.  ARENA carries the arena's memfd as SCM_RIGHTS ancillary data;
+ * ARENA_CUDA carries a cudaIpcMemHandle_t instead (the CUDA track).
  * docs/worker-protocol.md describes the exchange; this header is included by
  * both src/sandbox/worker_client.c and src/worker/worker.c, nothing else.
  */
@@ -19,13 +20,15 @@
 #error "the kjudge worker protocol assumes a little-endian host"
 #endif
 
-#define KJ_WIRE_VERSION 1
+#define KJ_WIRE_VERSION 2
 #define KJ_WIRE_FD 3          /* the protocol socket's number in the worker */
 #define KJ_WIRE_MAX_PTR 16
 #define KJ_WIRE_MAX_DIM 16
 #define KJ_WIRE_PATH_MAX 4096 /* including the NUL */
 #define KJ_WIRE_SYM_MAX 256   /* including the NUL */
 #define KJ_WIRE_TEXT_MAX 480  /* ERROR text, including the NUL */
+#define KJ_WIRE_IPC_HANDLE 64 /* sizeof(cudaIpcMemHandle_t) */
+#define KJ_WIRE_CALL_TIMED 1u /* CALL flags bit 0: flush the L2 first */
 
 enum kj_wire_type {
 	/* worker -> judge, once, unsolicited, seq 0 */
@@ -35,6 +38,7 @@ enum kj_wire_type {
 	KJ_WIRE_ARENA = 3,
 	KJ_WIRE_CALL = 4,
 	KJ_WIRE_NOP = 5,
+	KJ_WIRE_ARENA_CUDA = 6,
 	/* worker -> judge replies */
 	KJ_WIRE_OK = 0x100,
 	KJ_WIRE_ERROR = 0x101,
@@ -55,7 +59,7 @@ struct kj_wire_load {
 	struct kj_wire_hdr h;
 	uint32_t nptr, ndim; /* pointer arguments, then int64 arguments */
 	uint32_t cuda;       /* 1: one more pointer argument (the stream) */
-	uint32_t pad;
+	int32_t device;      /* CUDA device ordinal when cuda */
 	char path[KJ_WIRE_PATH_MAX];  /* NUL-terminated */
 	char symbol[KJ_WIRE_SYM_MAX]; /* NUL-terminated */
 };
@@ -65,10 +69,22 @@ struct kj_wire_arena {
 	uint64_t size; /* bytes; the memfd travels as SCM_RIGHTS (none when 0) */
 };
 
+/* A device arena exported by the judge with cudaIpcGetMemHandle; size 0
+ * closes the previous one and opens nothing. */
+struct kj_wire_arena_cuda {
+	struct kj_wire_hdr h;
+	uint64_t size;   /* bytes */
+	int32_t device;  /* the ordinal the allocation lives on */
+	uint32_t pad;
+	unsigned char handle[KJ_WIRE_IPC_HANDLE];
+};
+
 struct kj_wire_call {
 	struct kj_wire_hdr h;
 	uint32_t nptr, ndim; /* must match the LOAD */
-	uint64_t off[KJ_WIRE_MAX_PTR]; /* arena offsets, each < arena size */
+	uint32_t flags;      /* KJ_WIRE_CALL_TIMED */
+	uint32_t pad;
+	uint64_t off[KJ_WIRE_MAX_PTR]; /* arena offsets, each < arena size (device arena when cuda) */
 	int64_t dims[KJ_WIRE_MAX_DIM];
 };
 
@@ -78,12 +94,14 @@ struct kj_wire_nop {
 
 struct kj_wire_ok {
 	struct kj_wire_hdr h;
-	int64_t worker_ns; /* the worker's own measurement: informative only */
+	int64_t worker_ns;  /* the worker's own measurement: informative only */
+	int64_t gpu_ns;     /* CUDA events around a CALL on the candidate's stream, else -1 */
+	int64_t devsync_ns; /* worker clock, call start to cudaDeviceSynchronize's return, else -1 */
 };
 
 struct kj_wire_error {
 	struct kj_wire_hdr h;
-	uint32_t pad;
+	int32_t cuda_error; /* cudaError_t; non-zero promises that the worker exits next */
 	char text[KJ_WIRE_TEXT_MAX]; /* NUL-terminated */
 };
 
@@ -92,6 +110,7 @@ union kj_wire_msg {
 	struct kj_wire_hello hello;
 	struct kj_wire_load load;
 	struct kj_wire_arena arena;
+	struct kj_wire_arena_cuda arena_cuda;
 	struct kj_wire_call call;
 	struct kj_wire_nop nop;
 	struct kj_wire_ok ok;
@@ -101,9 +120,10 @@ union kj_wire_msg {
 _Static_assert(sizeof(struct kj_wire_hello) == 16, "wire layout");
 _Static_assert(sizeof(struct kj_wire_load) == 24 + KJ_WIRE_PATH_MAX + KJ_WIRE_SYM_MAX, "wire layout");
 _Static_assert(sizeof(struct kj_wire_arena) == 16, "wire layout");
-_Static_assert(sizeof(struct kj_wire_call) == 16 + 8 * KJ_WIRE_MAX_PTR + 8 * KJ_WIRE_MAX_DIM,
+_Static_assert(sizeof(struct kj_wire_arena_cuda) == 24 + KJ_WIRE_IPC_HANDLE, "wire layout");
+_Static_assert(sizeof(struct kj_wire_call) == 24 + 8 * KJ_WIRE_MAX_PTR + 8 * KJ_WIRE_MAX_DIM,
 	       "wire layout");
-_Static_assert(sizeof(struct kj_wire_ok) == 16, "wire layout");
+_Static_assert(sizeof(struct kj_wire_ok) == 32, "wire layout");
 _Static_assert(sizeof(struct kj_wire_error) == 12 + KJ_WIRE_TEXT_MAX, "wire layout");
 
 /* The exact size of a message of this type, or 0 for an unknown type. */
@@ -120,6 +140,8 @@ static inline size_t kj_wire_size(uint32_t type)
 		return sizeof(struct kj_wire_call);
 	case KJ_WIRE_NOP:
 		return sizeof(struct kj_wire_nop);
+	case KJ_WIRE_ARENA_CUDA:
+		return sizeof(struct kj_wire_arena_cuda);
 	case KJ_WIRE_OK:
 		return sizeof(struct kj_wire_ok);
 	case KJ_WIRE_ERROR:

@@ -9,8 +9,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -131,6 +133,8 @@ const char *kj_call_status_name(kj_call_status s)
 static void res_init(struct kj_call_result *res)
 {
 	memset(res, 0, sizeof(*res));
+	res->gpu_ns = -1;
+	res->devsync_ns = -1;
 }
 
 /* Kills the whole group while the leader is still unreaped (alive or a
@@ -247,6 +251,31 @@ static void on_hangup(struct kj_worker *w, struct kj_call_result *res)
 	reap(w);
 	drain_log(w);
 	describe_death(w, res, " during the call");
+}
+
+/* An ERROR carrying a CUDA error promises that the worker exits next (its
+ * context is unusable).  Gives it the grace period to do so, draining its
+ * output, then reaps it either way: the worker is dead from here on. */
+static void await_exit(struct kj_worker *w)
+{
+	int64_t end = now_ns() + EXIT_GRACE_NS;
+	siginfo_t si;
+	struct pollfd p;
+
+	while (now_ns() < end) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == w->pid)
+			break;
+		p.fd = w->logfd;
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, w->logfd >= 0 ? 1 : 0, 10) > 0 && drain_log(w) && w->logfd >= 0) {
+			close(w->logfd);
+			w->logfd = -1;
+		}
+	}
+	reap(w);
 }
 
 /* Waits until deadline for one reply of exactly its size carrying seq,
@@ -417,9 +446,14 @@ static int exchange(struct kj_worker *w, void *msg, size_t len, int fd, double t
 		res->judge_ns -= t0;
 		if (res->status == KJ_CALL_OK) {
 			res->worker_ns = reply->ok.worker_ns;
+			res->gpu_ns = reply->ok.gpu_ns;
+			res->devsync_ns = reply->ok.devsync_ns;
 		} else {
 			reply->error.text[KJ_WIRE_TEXT_MAX - 1] = '\0';
 			snprintf(res->msg, sizeof(res->msg), "%s", reply->error.text);
+			res->cuda_error = reply->error.cuda_error;
+			if (res->cuda_error)
+				await_exit(w);
 		}
 	} else {
 		res->judge_ns = 0;
@@ -446,6 +480,34 @@ static int mkdir_p(const char *path)
 		buf[i] = path[i];
 	}
 	return 0;
+}
+
+/* While any worker lives, the judge is non-dumpable: another process of the
+ * same user may then neither ptrace it nor open its /proc/<pid>/mem, maps or
+ * fd entries, so a worker that reaches the kernel without the symbol policy
+ * and the seccomp filter (a read-only open is allowed) still cannot read the
+ * reference outputs out of the judge.  The flag is process-wide; it is
+ * restored when the last worker is stopped, so core dumps and debuggers
+ * (and LeakSanitizer at exit) work as before outside judging. */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static int guard_workers, guard_saved = -1;
+
+static void guard_acquire(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (guard_workers++ == 0) {
+		guard_saved = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	}
+	pthread_mutex_unlock(&guard_lock);
+}
+
+static void guard_release(void)
+{
+	pthread_mutex_lock(&guard_lock);
+	if (guard_workers > 0 && --guard_workers == 0 && guard_saved > 0)
+		prctl(PR_SET_DUMPABLE, guard_saved, 0, 0, 0);
+	pthread_mutex_unlock(&guard_lock);
 }
 
 /* Only async-signal-safe calls from here to exec: the judge may have threads. */
@@ -482,7 +544,7 @@ static void child_run(const struct child_plan *c)
 	struct sigaction sa;
 	sigset_t none;
 	struct rlimit lim;
-	int s, l, nul, sig;
+	int s, l, nul, sig, cap;
 	unsigned int fd;
 
 	/* Lift the ends above 3 first so no dup2 below overwrites another;
@@ -509,6 +571,14 @@ static void child_run(const struct child_plan *c)
 		_exit(127);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_die("PR_SET_NO_NEW_PRIVS");
+	/* A judge running as root would hand the worker every capability at
+	 * exec, CAP_SYS_PTRACE included, which overrides the judge's
+	 * non-dumpable guard.  An empty bounding set leaves the worker none.
+	 * Without CAP_SETPCAP (an ordinary user) the drops fail, and there is
+	 * nothing to drop. */
+	for (cap = 0; cap < 64; cap++)
+		prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0);
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	/* The judge's ignored or blocked signals would survive exec and could
 	 * stop SIGXCPU or SIGPIPE from ending a runaway worker. */
 	memset(&sa, 0, sizeof(sa));
@@ -592,7 +662,7 @@ static void close_fd(int *fd)
 int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct kj_err *err)
 {
 	struct child_plan c;
-	char envbuf[8192];
+	char envbuf[8192], abspath[PATH_MAX];
 	struct kj_call_result res;
 	union kj_wire_msg hello;
 	int sv[2] = {-1, -1}, lp[2] = {-1, -1}, fl;
@@ -629,7 +699,11 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 	}
 
 	memset(&c, 0, sizeof(c));
+	/* The child changes into the scratch folder before exec, so a
+	 * relative path is resolved here. */
 	c.path = o->worker_path;
+	if (o->worker_path[0] != '/' && realpath(o->worker_path, abspath))
+		c.path = abspath;
 	c.dir = o->scratch_dir;
 	c.argv[0] = (char *)o->worker_path;
 	c.argv[1] = NULL;
@@ -639,8 +713,10 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 	c.parent = getpid();
 	plan_limits(&c, &w->opts);
 
+	guard_acquire();
 	pid = fork();
 	if (pid < 0) {
+		guard_release();
 		kj_err_sys(err, "cannot fork the worker");
 		close(sv[0]);
 		close(sv[1]);
@@ -700,6 +776,7 @@ int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
 	m.nptr = (uint32_t)nptr;
 	m.ndim = (uint32_t)ndim;
 	m.cuda = w->opts.cuda ? 1 : 0;
+	m.device = w->opts.device;
 	memcpy(m.path, so_path, pl + 1);
 	memcpy(m.symbol, symbol, sl + 1);
 	return exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
@@ -759,11 +836,52 @@ int kj_worker_arena(struct kj_worker *w, size_t bytes, struct kj_err *err)
 	return 0;
 }
 
+int kj_worker_arena_cuda(struct kj_worker *w, const unsigned char handle[64], size_t bytes,
+			 struct kj_err *err)
+{
+	struct kj_wire_arena_cuda m;
+	struct kj_call_result res;
+	union kj_wire_msg reply;
+	int rc;
+
+	if (bytes && !handle)
+		return kj_err_set(err, KJ_E_USAGE, "a device arena of %zu bytes needs its IPC handle",
+				  bytes);
+	if (w->dead) {
+		res_init(&res);
+		describe_death(w, &res, " before the device arena was set up");
+		return kj_err_set(err, KJ_E_WORKER, "%s", res.msg);
+	}
+	w->cuda_arena_size = 0;
+	memset(&m, 0, sizeof(m));
+	m.h.type = KJ_WIRE_ARENA_CUDA;
+	m.size = bytes;
+	m.device = w->opts.device;
+	if (bytes)
+		memcpy(m.handle, handle, KJ_WIRE_IPC_HANDLE);
+	rc = exchange(w, &m, sizeof(m), -1, ARENA_TIMEOUT_S, &reply, &res, err);
+	if (rc)
+		return rc;
+	if (res.status != KJ_CALL_OK)
+		return kj_err_set(err, KJ_E_WORKER, "worker could not open the device arena: %s",
+				  res.msg);
+	w->cuda_arena_size = bytes;
+	return 0;
+}
+
 int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
 		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
 {
+	return kj_worker_call_timed(w, off, nptr, dims, ndim, 0, timeout_s, res, err);
+}
+
+int kj_worker_call_timed(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+			 int ndim, int timed, double timeout_s, struct kj_call_result *res,
+			 struct kj_err *err)
+{
 	struct kj_wire_call m;
 	union kj_wire_msg reply;
+	int rc;
 
 	res_init(res);
 	if (nptr < 0 || nptr > KJ_WIRE_MAX_PTR || ndim < 0 || ndim > KJ_WIRE_MAX_DIM ||
@@ -779,7 +897,19 @@ int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int
 		memcpy(m.off, off, sizeof(*off) * (size_t)nptr);
 	if (ndim)
 		memcpy(m.dims, dims, sizeof(*dims) * (size_t)ndim);
-	return exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
+	m.flags = timed ? KJ_WIRE_CALL_TIMED : 0;
+	rc = exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
+	if (rc || res->status != KJ_CALL_OK || !w->opts.cuda)
+		return rc;
+	/* The worker's interval lies inside the judge's round trip on the same
+	 * clock; event time may drift from it by a clock's tolerance only. */
+	if (res->devsync_ns < 0 || res->devsync_ns > res->judge_ns || res->gpu_ns < 0 ||
+	    res->gpu_ns > res->judge_ns + res->judge_ns / 1000) {
+		fail_protocol(w, res, "reported times do not fit in the call's round trip");
+		res->judge_ns = 0;
+		res->gpu_ns = res->devsync_ns = -1;
+	}
+	return 0;
 }
 
 int kj_worker_nop(struct kj_worker *w, double timeout_s, struct kj_call_result *res,
@@ -797,6 +927,9 @@ void kj_worker_stop(struct kj_worker *w)
 {
 	reap(w);
 	unmap_arena(w);
+	/* the socket is open exactly from fork to the first stop */
+	if (w->sock >= 0)
+		guard_release();
 	close_fd(&w->sock);
 	close_fd(&w->logfd);
 	kj_capbuf_release(&w->log);

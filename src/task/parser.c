@@ -385,9 +385,20 @@ static int is_reserved(const char *s)
 	static const char *const kw[] = { "task", "level", "category", "about", "input", "param",
 					  "output", "check", "bench", "tol", "metric", "weight",
 					  "True", "False", "true", "false", NULL };
+	/* names that would break the generated C/CUDA prototype */
+	static const char *const cwords[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+		"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+		"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+		"typedef", "union", "unsigned", "void", "volatile", "while", "class", "new", "delete",
+		"template", "this", "operator", "private", "public", "namespace", "using", "virtual",
+		"stream", "int64_t", "int32_t", "int8_t", "half", "__half", NULL };
 	kj_dtype d;
 	for (int i = 0; kw[i]; i++)
 		if (!strcmp(s, kw[i]))
+			return 1;
+	for (int i = 0; cwords[i]; i++)
+		if (!strcmp(s, cwords[i]))
 			return 1;
 	return kj_dtype_from_name(s, &d) == 0;
 }
@@ -949,6 +960,8 @@ static int parse_statement(struct parser *p)
 			return expected(p, "a task name (an identifier: it is also the candidate's function name)");
 		if (t->name)
 			return perr(p, loc, "second 'task' line");
+		if (is_reserved(p->lx.text))
+			return perr(p, here(p), "'%s' cannot name a task: it is a keyword or a C name", p->lx.text);
 		t->name = xstrdup(p->lx.text);
 		p->have_task = 1;
 		next(p);

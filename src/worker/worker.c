@@ -7,27 +7,48 @@
  * the judge: the candidate runs in this address space and may change any of
  * it.  The worker itself never writes to stdout or stderr (they belong to the
  * candidate's log); its own troubles end it with a documented exit status.
+ *
+ * CUDA track (a LOAD with cuda set): one device, one non-blocking stream that
+ * the candidate receives as its last argument, two events around each call
+ * and an L2-flush buffer; the arena is the judge's device allocation, opened
+ * through CUDA IPC.  Any CUDA error is fatal: the context is unusable after
+ * most of them, so the worker reports it and exits, and the judge starts a
+ * new worker.  Built without CUDA (no KJ_HAVE_CUDA), the worker refuses a
+ * CUDA LOAD or ARENA_CUDA with an ERROR.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ffi.h>
+#include <sched.h>
+#include <seccomp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifdef KJ_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 #include "sandbox/wire.h"
+
+#ifdef KJ_HAVE_CUDA
+_Static_assert(sizeof(cudaIpcMemHandle_t) == KJ_WIRE_IPC_HANDLE, "IPC handle size");
+#endif
 
 enum {
 	EXIT_DONE = 0,      /* the judge closed the socket */
 	EXIT_NOT_JUDGED = 2, /* fd 3 is not a socket: started by hand */
 	EXIT_BAD_REQUEST = 3, /* malformed request from the judge */
 	EXIT_NO_REPLY = 4,  /* a reply could not be sent */
+	EXIT_CUDA = 5,      /* a CUDA error was reported (ERROR with cuda_error) */
 };
 
 #define MAX_ARGS (KJ_WIRE_MAX_PTR + KJ_WIRE_MAX_DIM + 1)
@@ -35,21 +56,35 @@ enum {
 struct worker {
 	void *fn;
 	int loaded;
+	int filtered;       /* the seccomp filter is in place (or the kernel refused it) */
 	uint32_t nptr, ndim, cuda;
 	ffi_cif cif;
 	ffi_type *types[MAX_ARGS];
 	unsigned char *arena;
 	uint64_t arena_size;
+	int cuda_ready;     /* device, stream, events and flush buffer exist */
+	int32_t device;
+	uint64_t ncalls;
+#ifdef KJ_HAVE_CUDA
+	cudaStream_t stream;
+	cudaEvent_t ev0, ev1;
+	void *flush;        /* 2 x L2 bytes, written before a timed call */
+	size_t flush_bytes;
+	unsigned char *darena; /* the judge's device arena, opened through IPC */
+	uint64_t darena_size;
+#endif
 };
 
 /* Read by AddressSanitizer at start-up in a sanitizer build (never called
  * otherwise): a candidate's crash must reach the judge as the signal it is,
- * not as a sanitizer report and exit status 1. */
+ * not as a sanitizer report and exit status 1.  RLIMIT_AS is off in such a
+ * build, so the allocator's own cap stands in for it: a huge malloc returns
+ * NULL, as it would under the limit. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
 	return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0:"
-	       "detect_leaks=0";
+	       "detect_leaks=0:allocator_may_return_null=1:max_allocation_size_mb=8192";
 }
 
 static int64_t now_ns(void)
@@ -69,14 +104,21 @@ static void send_msg(const void *m, size_t len)
 		_exit(EXIT_NO_REPLY);
 }
 
-static void reply_ok(uint32_t seq, int64_t ns)
+static void reply_ok_gpu(uint32_t seq, int64_t ns, int64_t gpu_ns, int64_t devsync_ns)
 {
 	struct kj_wire_ok m;
 	memset(&m, 0, sizeof(m));
 	m.h.type = KJ_WIRE_OK;
 	m.h.seq = seq;
 	m.worker_ns = ns;
+	m.gpu_ns = gpu_ns;
+	m.devsync_ns = devsync_ns;
 	send_msg(&m, sizeof(m));
+}
+
+static void reply_ok(uint32_t seq, int64_t ns)
+{
+	reply_ok_gpu(seq, ns, -1, -1);
 }
 
 __attribute__((format(printf, 2, 3))) static void reply_error(uint32_t seq, const char *fmt, ...)
@@ -92,6 +134,298 @@ __attribute__((format(printf, 2, 3))) static void reply_error(uint32_t seq, cons
 	send_msg(&m, sizeof(m));
 }
 
+#ifdef KJ_HAVE_CUDA
+/* Reports a CUDA error and ends the worker: after an illegal address and its
+ * kind the context cannot be used again, and a clean one per worker keeps
+ * the rule simple for the judge.  `where` names a setup step; a call's error
+ * is reported by name and text alone. */
+__attribute__((noreturn)) static void cuda_fatal(uint32_t seq, cudaError_t e, const char *where)
+{
+	struct kj_wire_error m;
+	memset(&m, 0, sizeof(m));
+	m.h.type = KJ_WIRE_ERROR;
+	m.h.seq = seq;
+	m.cuda_error = (int32_t)e;
+	if (where)
+		snprintf(m.text, sizeof(m.text), "CUDA error %s: %s (in %s)", cudaGetErrorName(e),
+			 cudaGetErrorString(e), where);
+	else
+		snprintf(m.text, sizeof(m.text), "CUDA error %s: %s", cudaGetErrorName(e),
+			 cudaGetErrorString(e));
+	send_msg(&m, sizeof(m));
+	_exit(EXIT_CUDA);
+}
+
+#define CUDA_SETUP(seq, call)                                   \
+	do {                                                    \
+		cudaError_t e_ = (call);                        \
+		if (e_ != cudaSuccess)                          \
+			cuda_fatal((seq), e_, #call);           \
+	} while (0)
+
+/* Sets up device, stream, events and flush buffer once.  Returns 0, or -1
+ * after replying ERROR (another device than the one in use). */
+static int cuda_setup(struct worker *w, uint32_t seq, int32_t device)
+{
+	int l2 = 0;
+
+	if (w->cuda_ready) {
+		if (device == w->device)
+			return 0;
+		reply_error(seq, "device %d asked for, but this worker uses device %d", (int)device,
+			    (int)w->device);
+		return -1;
+	}
+	CUDA_SETUP(seq, cudaSetDevice(device));
+	CUDA_SETUP(seq, cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking));
+	CUDA_SETUP(seq, cudaEventCreate(&w->ev0));
+	CUDA_SETUP(seq, cudaEventCreate(&w->ev1));
+	CUDA_SETUP(seq, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+	w->flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : 1 << 20);
+	CUDA_SETUP(seq, cudaMalloc(&w->flush, w->flush_bytes));
+	w->device = device;
+	w->cuda_ready = 1;
+	return 0;
+}
+
+static void do_arena_cuda(struct worker *w, struct kj_wire_arena_cuda *m)
+{
+	cudaIpcMemHandle_t h;
+	void *p = NULL;
+	int64_t t0 = now_ns();
+
+	if (w->darena)
+		CUDA_SETUP(m->h.seq, cudaIpcCloseMemHandle(w->darena));
+	w->darena = NULL;
+	w->darena_size = 0;
+	if (m->size == 0) {
+		reply_ok(m->h.seq, 0);
+		return;
+	}
+	if (cuda_setup(w, m->h.seq, m->device))
+		return;
+	memcpy(&h, m->handle, sizeof(h));
+	CUDA_SETUP(m->h.seq, cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess));
+	w->darena = p;
+	w->darena_size = m->size;
+	reply_ok(m->h.seq, now_ns() - t0);
+}
+
+/* The CUDA call: vals holds the pointer and dim arguments (n of them) and
+ * has room for the stream.  ev0..ev1 brackets the candidate's stream;
+ * devsync_ns also covers work it left on any other stream of the device. */
+static void cuda_call(struct worker *w, struct kj_wire_call *m, void **vals, uint32_t n)
+{
+	cudaStream_t stream = w->stream;
+	cudaError_t e[4];
+	float ms = 0;
+	int64_t t0, tc0, tc1, t1;
+	size_t i;
+
+	vals[n] = &stream;
+	(void)cudaGetLastError();
+	if (m->flags & KJ_WIRE_CALL_TIMED)
+		CUDA_SETUP(m->h.seq, cudaMemsetAsync(w->flush, (int)(w->ncalls & 0xff), w->flush_bytes,
+						     w->stream));
+	w->ncalls++;
+	t0 = now_ns();
+	CUDA_SETUP(m->h.seq, cudaEventRecord(w->ev0, w->stream));
+	tc0 = now_ns();
+	ffi_call(&w->cif, FFI_FN(w->fn), NULL, vals);
+	tc1 = now_ns();
+	/* A candidate may have switched devices; the bounds are for ours. */
+	e[0] = cudaSetDevice(w->device);
+	e[1] = cudaEventRecord(w->ev1, w->stream);
+	e[2] = cudaEventSynchronize(w->ev1);
+	e[3] = cudaDeviceSynchronize();
+	t1 = now_ns();
+	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+		if (e[i] != cudaSuccess)
+			cuda_fatal(m->h.seq, e[i], NULL);
+	e[0] = cudaGetLastError();
+	if (e[0] != cudaSuccess)
+		cuda_fatal(m->h.seq, e[0], NULL);
+	CUDA_SETUP(m->h.seq, cudaEventElapsedTime(&ms, w->ev0, w->ev1));
+	reply_ok_gpu(m->h.seq, tc1 - tc0, (int64_t)((double)ms * 1e6), t1 - t0);
+}
+#else
+static int cuda_setup(struct worker *w, uint32_t seq, int32_t device)
+{
+	(void)w;
+	(void)device;
+	reply_error(seq, "this worker was built without CUDA");
+	return -1;
+}
+
+static void do_arena_cuda(struct worker *w, struct kj_wire_arena_cuda *m)
+{
+	if (m->size == 0)
+		reply_ok(m->h.seq, 0);
+	else
+		cuda_setup(w, m->h.seq, m->device);
+}
+#endif
+
+/* ---- seccomp ----
+ *
+ * The second line of defence behind the static symbol policy, for code that
+ * reaches the kernel without the loader: inline `syscall` instructions, or
+ * libc functions found by walking ELF tables in memory.  Installed once, at
+ * the first LOAD, after the CUDA context exists (the driver opens its device
+ * files and starts its threads then) and before dlopen (a candidate's
+ * constructors run inside dlopen).  TSYNC puts every thread under it, the
+ * CUDA runtime's included, since a host callback would run candidate code
+ * there.  docs/worker-protocol.md ("Seccomp") lists the policy; it must
+ * agree with the tables below.  Where the kernel or libseccomp refuses the
+ * filter, the worker goes on without it: the symbol policy, the rlimits and
+ * the judge's distrust of the worker still hold. */
+
+/* Never needed while a candidate runs: the process dies by SIGSYS. */
+static const int sc_kill[] = {
+	SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat),
+	SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
+	SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
+	SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(setuid), SCMP_SYS(setgid),
+	SCMP_SYS(setreuid), SCMP_SYS(setregid), SCMP_SYS(setresuid), SCMP_SYS(setresgid),
+	SCMP_SYS(setfsuid), SCMP_SYS(setfsgid), SCMP_SYS(setgroups), SCMP_SYS(kexec_load),
+	SCMP_SYS(kexec_file_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
+	SCMP_SYS(delete_module), SCMP_SYS(bpf), SCMP_SYS(io_uring_setup),
+	SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register), SCMP_SYS(open_by_handle_at),
+	SCMP_SYS(name_to_handle_at), SCMP_SYS(kcmp), SCMP_SYS(pidfd_getfd),
+	SCMP_SYS(userfaultfd), SCMP_SYS(acct), SCMP_SYS(swapon), SCMP_SYS(swapoff),
+	SCMP_SYS(reboot), SCMP_SYS(quotactl),
+};
+
+/* Refused with EPERM: some library may try them and cope with a refusal. */
+static const int sc_eperm[] = {
+	SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
+	SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4), SCMP_SYS(creat),
+	SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rename), SCMP_SYS(renameat),
+	SCMP_SYS(renameat2), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(rmdir),
+	SCMP_SYS(mknod), SCMP_SYS(mknodat), SCMP_SYS(link), SCMP_SYS(linkat),
+	SCMP_SYS(symlink), SCMP_SYS(symlinkat), SCMP_SYS(truncate), SCMP_SYS(chmod),
+	SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(lchown), SCMP_SYS(fchownat),
+	SCMP_SYS(setpgid), SCMP_SYS(setsid), SCMP_SYS(tkill), SCMP_SYS(pidfd_open),
+	SCMP_SYS(pidfd_send_signal), SCMP_SYS(keyctl), SCMP_SYS(add_key),
+	SCMP_SYS(request_key), SCMP_SYS(personality), SCMP_SYS(memfd_create),
+	SCMP_SYS(shmget), SCMP_SYS(msgget), SCMP_SYS(semget), SCMP_SYS(mq_open),
+	SCMP_SYS(perf_event_open), SCMP_SYS(fanotify_init), SCMP_SYS(inotify_init1),
+};
+
+static int sc_rule(scmp_filter_ctx ctx, uint32_t act, int nr, unsigned n, ...)
+{
+	struct scmp_arg_cmp c[3];
+	va_list ap;
+	unsigned i;
+
+	va_start(ap, n);
+	for (i = 0; i < n && i < 3; i++)
+		c[i] = va_arg(ap, struct scmp_arg_cmp);
+	va_end(ap);
+	return seccomp_rule_add_array(ctx, act, nr, i, c);
+}
+
+/* Rules that look at arguments.  Returns 0 or a negative errno. */
+static int sc_arg_rules(scmp_filter_ctx ctx, int cuda, uint32_t pid)
+{
+	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM), die = SCMP_ACT_KILL_PROCESS;
+	/* Write-mode opens.  The CUDA driver opens /dev/nvidia* read-write
+	 * when a call touches a new device, so O_RDWR stays allowed there. */
+	const uint64_t wbits[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND};
+	int rc = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(wbits) / sizeof(wbits[0]) && !rc; i++) {
+		if (cuda && wbits[i] == O_RDWR)
+			continue;
+		rc = sc_rule(ctx, eperm, SCMP_SYS(open), 1,
+			     SCMP_A1(SCMP_CMP_MASKED_EQ, wbits[i], wbits[i]));
+		if (!rc)
+			rc = sc_rule(ctx, eperm, SCMP_SYS(openat), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, wbits[i], wbits[i]));
+	}
+	/* Flags hidden behind a pointer cannot be checked: ENOSYS sends glibc
+	 * back to clone and openat, which can. */
+	if (!rc)
+		rc = sc_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (!rc)
+		rc = sc_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+	/* Threads (the CUDA runtime's) yes, processes no. */
+	if (!rc)
+		rc = sc_rule(ctx, die, SCMP_SYS(clone), 1,
+			     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+	/* Signals to this process only (raise, abort and the runtime's own
+	 * thread signals), never to the judge or anyone else. */
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, pid));
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, pid));
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, pid));
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, pid));
+	/* Limits of this process only, named as pid 0 (as glibc's getrlimit
+	 * and setrlimit do): lowering the judge's would make the judge fail.
+	 * libseccomp allows one comparison per argument, so its own pid by
+	 * number is refused too. */
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_NE, 0));
+	/* The death signal ties the worker's life to the judge's. */
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, PR_SET_PDEATHSIG));
+	/* fd 3 is the protocol socket; the worker itself only sends on it.
+	 * Int arguments are compared on their low 32 bits, which is all the
+	 * kernel reads of them. */
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(write), 1,
+			     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, KJ_WIRE_FD));
+	if (!rc)
+		rc = sc_rule(ctx, eperm, SCMP_SYS(writev), 1,
+			     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, KJ_WIRE_FD));
+	return rc;
+}
+
+/* Returns 0 when the filter is in place or the kernel refused it (the
+ * documented degradation), -1 after replying ERROR when the filter itself
+ * could not be built: a worker that silently ran without the policy it was
+ * written to enforce would hide a bug. */
+static int install_filter(struct worker *w, uint32_t seq, int cuda)
+{
+	scmp_filter_ctx ctx;
+	uint32_t pid = (uint32_t)getpid();
+	int rc = 0;
+	size_t i;
+
+	if (w->filtered)
+		return 0;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx) {
+		reply_error(seq, "cannot set up the seccomp filter");
+		return -1;
+	}
+	/* A syscall this libseccomp does not know for this architecture
+	 * (__NR_SCMP_ERROR) is skipped, not fatal. */
+	for (i = 0; i < sizeof(sc_kill) / sizeof(sc_kill[0]) && !rc; i++)
+		if (sc_kill[i] >= 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, sc_kill[i], 0);
+	for (i = 0; i < sizeof(sc_eperm) / sizeof(sc_eperm[0]) && !rc; i++)
+		if (sc_eperm[i] >= 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sc_eperm[i], 0);
+	if (!rc)
+		rc = sc_arg_rules(ctx, cuda, pid);
+	if (!rc)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+	if (rc) {
+		seccomp_release(ctx);
+		reply_error(seq, "cannot build the seccomp filter: %s", strerror(-rc));
+		return -1;
+	}
+	seccomp_load(ctx);
+	seccomp_release(ctx);
+	w->filtered = 1;
+	return 0;
+}
+
 static void do_load(struct worker *w, struct kj_wire_load *m)
 {
 	void *h, *fn;
@@ -105,6 +439,10 @@ static void do_load(struct worker *w, struct kj_wire_load *m)
 		return;
 	}
 	w->loaded = 0;
+	if (m->cuda && cuda_setup(w, m->h.seq, m->device))
+		return;
+	if (install_filter(w, m->h.seq, (int)m->cuda))
+		return;
 	dlerror();
 	h = dlopen(m->path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
@@ -175,6 +513,8 @@ static void do_call(struct worker *w, struct kj_wire_call *m)
 	void *ptrs[KJ_WIRE_MAX_PTR + 1];
 	void *vals[MAX_ARGS];
 	int64_t dims[KJ_WIRE_MAX_DIM];
+	unsigned char *base = w->arena;
+	uint64_t size = w->arena_size;
 	int64_t t0, t1;
 	uint32_t i, n = 0;
 
@@ -187,24 +527,33 @@ static void do_call(struct worker *w, struct kj_wire_call *m)
 			    m->nptr, m->ndim, w->nptr, w->ndim);
 		return;
 	}
+#ifdef KJ_HAVE_CUDA
+	if (w->cuda) {
+		base = w->darena;
+		size = w->darena_size;
+	}
+#endif
 	for (i = 0; i < m->nptr; i++) {
-		if (m->off[i] >= w->arena_size) {
+		if (m->off[i] >= size) {
 			reply_error(m->h.seq,
-				    "argument %u: offset %llu is outside the arena (%llu bytes)", i,
-				    (unsigned long long)m->off[i], (unsigned long long)w->arena_size);
+				    "argument %u: offset %llu is outside the %sarena (%llu bytes)", i,
+				    (unsigned long long)m->off[i], w->cuda ? "device " : "",
+				    (unsigned long long)size);
 			return;
 		}
-		ptrs[i] = w->arena + m->off[i];
+		ptrs[i] = base + m->off[i];
 		vals[n++] = &ptrs[i];
 	}
 	for (i = 0; i < m->ndim; i++) {
 		dims[i] = m->dims[i];
 		vals[n++] = &dims[i];
 	}
+#ifdef KJ_HAVE_CUDA
 	if (w->cuda) {
-		ptrs[KJ_WIRE_MAX_PTR] = NULL;
-		vals[n++] = &ptrs[KJ_WIRE_MAX_PTR];
+		cuda_call(w, m, vals, n);
+		return;
 	}
+#endif
 	t0 = now_ns();
 	ffi_call(&w->cif, FFI_FN(w->fn), NULL, vals);
 	t1 = now_ns();
@@ -294,6 +643,9 @@ int main(void)
 			break;
 		case KJ_WIRE_CALL:
 			do_call(&w, &m.call);
+			break;
+		case KJ_WIRE_ARENA_CUDA:
+			do_arena_cuda(&w, &m.arena_cuda);
 			break;
 		case KJ_WIRE_NOP:
 			reply_ok(m.h.seq, 0);

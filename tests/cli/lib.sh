@@ -6,7 +6,8 @@ KJ_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KJ=$KJ_BUILD/kjudge
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/kjtest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-export KJUDGE_CACHE=$TMP/cache
+# a caller may share a cache (the GPU run does, so baselines and compiles are reused)
+export KJUDGE_CACHE=${KJ_TEST_CACHE:-$TMP/cache}
 n_=0
 failed_=0
 

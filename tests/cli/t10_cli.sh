@@ -4,7 +4,7 @@
 
 expect_success "kjudge --help exits 0 and lists the commands" '
 	"$KJ" --help >"$TMP/h" && grep -q "eval TASK FILE" "$TMP/h" && grep -q "demo" "$TMP/h"'
-for c in tasks show prompt eval demo ops; do
+for c in tasks show prompt eval demo ops calibrate; do
 	expect_success "kjudge $c --help exits 0" '"$KJ" '$c' --help | grep -q "usage: kjudge '$c'"'
 done
 expect_success "no command is a usage error (2)" '"$KJ"; test $? -eq 2'
@@ -35,6 +35,13 @@ expect_success "prompt names the prototype, the op semantics and the rules" '
 	grep -q "^- softmax" "$TMP/p" && grep -q "pre-filled with NaN" "$TMP/p"'
 expect_success "prompt for cuda asks for the stream" '
 	"$KJ" prompt level1/softmax >"$TMP/p" && grep -q "cudaStream_t stream" "$TMP/p"'
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	expect_success "without a GPU, eval --backend cuda is a judge error (3) that says why" '
+		"$KJ" eval --backend cuda level1/relu "$KJ_ROOT/examples/solutions/cpu/relu.c" 2>"$TMP/e"; test $? -eq 3 &&
+		grep -q "needs a CUDA device" "$TMP/e"'
+	expect_success "without a GPU, calibrate exits 3 and says why" '
+		"$KJ" calibrate 2>"$TMP/e"; test $? -eq 3 && grep -q "no CUDA device" "$TMP/e"'
+fi
 expect_success "ops lists matmul with its semantics" '"$KJ" ops | grep -q "^matmul("'
 
 cat >"$TMP/bad.kt" <<'KT'
@@ -70,6 +77,14 @@ expect_success "verdicts repeat exactly (correctness details identical)" '
 	"$KJ" eval --json --no-perf level1/softmax "$S/softmax.c" >"$TMP/b.json" &&
 	test "$(json_get "$TMP/a.json" correctness)" = "$(json_get "$TMP/b.json" correctness)" &&
 	test "$(json_get "$TMP/a.json" correctness.29.seed_index)" = 4'
+expect_success "--seed-secret hides the seed and draws other inputs" '
+	"$KJ" eval --json --no-perf --seed-secret s3cret level1/softmax "$S/softmax.c" >"$TMP/h.json" &&
+	test "$(json_get "$TMP/h.json" base_seed)" = hidden &&
+	test "$(json_get "$TMP/h.json" status)" = pass &&
+	test "$(json_get "$TMP/h.json" correctness)" != "$(json_get "$TMP/a.json" correctness)"'
+expect_success "KJUDGE_SEED_SECRET in the environment does the same" '
+	KJUDGE_SEED_SECRET=s3cret "$KJ" eval --json --no-perf level1/softmax "$S/softmax.c" >"$TMP/h2.json" &&
+	test "$(json_get "$TMP/h2.json" correctness)" = "$(json_get "$TMP/h.json" correctness)"'
 expect_success "the eager baseline error is reported beside the candidate error" '
 	test "$(json_get "$TMP/a.json" correctness.0.baseline_max_abs_err)" != null'
 expect_success "a wrong answer names the output, index, expected and got" '

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kjudge/gpu.h"
 #include "kjudge/sandbox.h"
+#include "sandbox/wire.h"
 #include "tap.h"
 
 static char dir[256], worker_path[4096], scratch[512];
@@ -79,6 +81,32 @@ static void base_opts(struct kj_worker_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->worker_path = worker_path;
 	o->scratch_dir = scratch;
+}
+
+/* The soft limit named `what` (e.g. "Max address space") of a process, read
+ * from /proc: -1 for unlimited, -2 when it cannot be read. */
+static int64_t proc_limit(pid_t pid, const char *what)
+{
+	char path[64], line[256];
+	int64_t v = -2;
+	size_t k = strlen(what);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -2;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line + k;
+		if (strncmp(line, what, k) != 0 || *p != ' ')
+			continue;
+		while (*p == ' ')
+			p++;
+		v = strncmp(p, "unlimited", 9) == 0 ? -1 : strtoll(p, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return v;
 }
 
 /* Starts a fresh worker and checks an add of n floats through the arena. */
@@ -309,6 +337,8 @@ static void test_sandbox_setup(void)
 	is_str(cwd, want, "the worker runs in the scratch directory");
 	kj_worker_stop(&w);
 
+	/* A CUDA worker's limits are read from /proc: loading a candidate
+	 * into it needs a device. */
 	base_opts(&o);
 	o.cuda = 1;
 	o.cpu_limit_s = 2.5;
@@ -316,12 +346,91 @@ static void test_sandbox_setup(void)
 		ok(0, "cuda-mode worker starts (%s)", err.msg);
 		return;
 	}
-	kj_worker_arena(&w, 4096, &err);
-	kj_worker_load(&w, lib("probe"), "probe", 2, 0, 30, &res, &err);
-	kj_worker_call(&w, off, 2, NULL, 0, 30, &res, &err);
-	v = (int64_t *)w.arena;
-	is_int(v[3], -1, "a CUDA worker has no RLIMIT_AS");
-	is_int(v[4], 3, "a fractional CPU limit rounds up");
+	is_int(proc_limit(w.pid, "Max address space"), -1, "a CUDA worker has no RLIMIT_AS");
+	is_int(proc_limit(w.pid, "Max cpu time"), 3, "a fractional CPU limit rounds up");
+	is_int(proc_limit(w.pid, "Max open files"), 64, "a CUDA worker has RLIMIT_NOFILE 64");
+	kj_worker_stop(&w);
+}
+
+/* The CUDA fields on the CPU track, and a CUDA LOAD where no device is. */
+static void test_cuda_fields(void)
+{
+	struct kj_worker_opts o;
+	struct kj_worker w;
+	struct kj_call_result res;
+	struct kj_err err;
+	const int64_t n = 16;
+	uint64_t off[3] = {0, 64, 128};
+	unsigned char handle[64];
+	float *y;
+	int rc;
+
+	is_int(KJ_WIRE_VERSION, 2, "the wire protocol is version 2");
+	is_int(kj_wire_size(KJ_WIRE_ARENA_CUDA), 88, "ARENA_CUDA is 88 bytes");
+	is_int(kj_wire_size(KJ_WIRE_CALL), 280, "CALL is 280 bytes (flags added)");
+	is_int(kj_wire_size(KJ_WIRE_OK), 32, "OK is 32 bytes (gpu_ns, devsync_ns added)");
+	is_int(kj_wire_size(KJ_WIRE_ERROR), 492, "ERROR is 492 bytes (cuda_error added)");
+
+	base_opts(&o);
+	kj_err_init(&err);
+	if (kj_worker_start(&w, &o, &err)) {
+		ok(0, "worker starts (%s)", err.msg);
+		return;
+	}
+	kj_worker_nop(&w, 30, &res, &err);
+	ok(res.status == KJ_CALL_OK && res.gpu_ns == -1 && res.devsync_ns == -1 &&
+	   res.cuda_error == 0, "NOP: gpu_ns -1, devsync_ns -1, cuda_error 0");
+	kj_worker_arena(&w, 192, &err);
+	kj_worker_load(&w, lib("add"), "add", 3, 1, 30, &res, &err);
+	y = (float *)((char *)w.arena + 128);
+	memset(w.arena, 0, 128);
+	((float *)w.arena)[15] = 1.5f;
+	((float *)w.arena + 16)[15] = 2.0f;
+	rc = kj_worker_call_timed(&w, off, 3, &n, 1, 1, 30, &res, &err);
+	ok(rc == 0 && res.status == KJ_CALL_OK, "a timed CPU call is OK (%s)", res.msg);
+	is_near(y[15], 3.5, 0, "and computes y[15] = 1.5 + 2");
+	ok(res.gpu_ns == -1 && res.devsync_ns == -1 && res.cuda_error == 0,
+	   "a CPU call reports gpu_ns -1, devsync_ns -1, cuda_error 0 (got %lld %lld %d)",
+	   (long long)res.gpu_ns, (long long)res.devsync_ns, res.cuda_error);
+	memset(handle, 0, sizeof(handle));
+	is_int(kj_worker_arena_cuda(&w, NULL, 64, &err), KJ_E_USAGE,
+	       "a device arena without a handle is a usage error");
+	kj_worker_stop(&w);
+
+	if (kj_gpu_available()) {
+		printf("# a CUDA device is present: tests/gpu/test_gpu_worker covers CUDA LOAD\n");
+		return;
+	}
+	base_opts(&o);
+	o.cuda = 1;
+	if (kj_worker_start(&w, &o, &err)) {
+		ok(0, "cuda-mode worker starts (%s)", err.msg);
+		return;
+	}
+	kj_worker_load(&w, lib("add"), "add", 3, 1, 30, &res, &err);
+	is_int(res.status, KJ_CALL_ERROR, "a CUDA LOAD without a device is an ERROR");
+#ifdef KJ_HAVE_CUDA
+	ok(res.cuda_error != 0, "it carries the cudaError_t (%d)", res.cuda_error);
+	like(res.msg, "CUDA error cudaError", "and names it (%s)", res.msg);
+	is_int(w.dead, 1, "a worker that reported a CUDA error is dead");
+	kj_worker_nop(&w, 30, &res, &err);
+	ok(res.status == KJ_CALL_EXITED && res.exit_code == 5,
+	   "it exited with status 5 (%s)", res.msg);
+#else
+	like(res.msg, "this worker was built without CUDA", "a worker without CUDA says so");
+	is_int(res.cuda_error, 0, "with no CUDA error number");
+	is_int(w.dead, 0, "and stays alive");
+#endif
+	kj_worker_stop(&w);
+	base_opts(&o);
+	o.cuda = 1;
+	if (kj_worker_start(&w, &o, &err)) {
+		ok(0, "cuda-mode worker starts (%s)", err.msg);
+		return;
+	}
+	rc = kj_worker_arena_cuda(&w, handle, 4096, &err);
+	is_int(rc, KJ_E_WORKER, "a device arena without a device fails");
+	like(err.msg, "could not open the device arena", "and says so (%s)", err.msg);
 	kj_worker_stop(&w);
 }
 
@@ -420,6 +529,7 @@ int main(void)
 	test_sandbox_setup();
 	test_log_cap();
 	test_bad_start();
+	test_cuda_fields();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_broken(&cases[i]);
 

@@ -32,6 +32,8 @@ struct kj_gpu {
 	void *scratch;   /* small device scratch for reductions (compare, equal) */
 	size_t scratch_bytes;
 	kj_gpu_info info;
+	void **live;     /* kj_gpu_alloc buffers not yet freed: kj_gpu_close frees them */
+	size_t nlive, live_cap;
 };
 
 #define KJ_CUDA_CHECK(err, call)                                                             \

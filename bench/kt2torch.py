@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""kt2torch: a kjudge task file (.kt) as a PyTorch eager function.
+
+parse(path) reads the task language (docs/task-language.md): declarations
+`input|param|output NAME: DTYPE[DIMS] ~ DIST`, statements `NAME = EXPR` and
+the `check`/`bench`/`bench cpu` shape lines.  For one binding of the dim
+symbols, make_inputs() draws every input and param with its declared dtype
+and distribution (not kjudge's Philox values: same shapes, dtypes and
+distributions only), and build_fn() returns fn(**inputs) -> {output: tensor}
+that evaluates each statement with Python's eval over an environment mapping
+the op names to torch calls with kjudge's semantics (docs/ops.md).  The
+expression syntax of the task language is Python's, apart from the dtype
+names, which the environment binds to torch dtypes, and `true`/`false`.
+
+transpose/permute/reshape give contiguous copies, as kjudge's eager baseline
+materialises them.  TF32 is off for matmuls and convolutions, as in the
+baseline (fp32 GEMMs in full fp32).
+
+    python3 bench/kt2torch.py tasks/level1/softmax.kt [--device cpu] [--shape N]
+    python3 bench/kt2torch.py --selftest [--device cpu]   # every task, smallest check shape
+"""
+import argparse
+import glob
+import math
+import os
+import re
+import sys
+
+HEADER_WORDS = {"task", "level", "category", "about", "input", "param", "output",
+                "check", "bench", "tol", "metric"}
+DTYPE_NAMES = ("f32", "f16", "bf16", "i8", "i32", "i64", "bool")
+
+
+class KtError(Exception):
+    pass
+
+
+class Decl:
+    def __init__(self, kind, name, dtype, dims, dist, dist_args, line):
+        self.kind = kind            # "input", "param", "output"
+        self.name = name
+        self.dtype = dtype          # "f32", ...
+        self.dims = dims            # list of dim expressions (strings)
+        self.dist = dist            # "normal", ... or None
+        self.dist_args = dist_args  # list of expression strings
+        self.line = line
+
+
+class Binding:
+    def __init__(self, kind, dims, weight, line):
+        self.kind = kind    # "check", "bench", "bench_cpu"
+        self.dims = dims    # {symbol: int}
+        self.weight = weight
+        self.line = line
+
+    def label(self):
+        return " ".join("%s=%d" % kv for kv in self.dims.items())
+
+
+class Task:
+    def __init__(self, path):
+        self.path = path
+        self.name = None
+        self.level = 1
+        self.category = "Math"
+        self.decls = []
+        self.stmts = []     # (name, expr, line)
+        self.binds = []
+        self.syms = []      # dim symbols in order of first appearance
+
+    def decl(self, name):
+        for d in self.decls:
+            if d.name == name:
+                return d
+        return None
+
+    def bindings(self, kind):
+        return [b for b in self.binds if b.kind == kind]
+
+    def shape_of(self, decl, dims):
+        return [eval_dim(e, dims) for e in decl.dims]
+
+    def smallest_check(self):
+        """The check binding with the fewest declared elements in all."""
+        def size(b):
+            return sum(math.prod(self.shape_of(d, b.dims)) for d in self.decls)
+        checks = self.bindings("check")
+        return min(checks, key=size) if checks else None
+
+
+def _strip_comment(line):
+    out, in_str = [], False
+    for ch in line:
+        if ch == '"':
+            in_str = not in_str
+        elif ch == "#" and not in_str:
+            break
+        out.append(ch)
+    return "".join(out)
+
+
+def logical_lines(text):
+    """(line number, text) per statement: newlines inside () or [] and after
+    a backslash continue the statement."""
+    out, buf, depth, start = [], "", 0, None
+    for no, raw in enumerate(text.split("\n"), 1):
+        line = _strip_comment(raw.rstrip("\r"))
+        cont = line.endswith("\\")
+        if cont:
+            line = line[:-1]
+        if start is None:
+            start = no
+        in_str = False
+        for ch in line:
+            if ch == '"':
+                in_str = not in_str
+            elif not in_str and ch in "([":
+                depth += 1
+            elif not in_str and ch in ")]":
+                depth -= 1
+        buf += line + " "
+        if depth > 0 or cont:
+            continue
+        if buf.strip():
+            out.append((start, buf.strip()))
+        buf, depth, start = "", 0, None
+    if buf.strip():
+        out.append((start, buf.strip()))
+    return out
+
+
+def split_top(s, sep=","):
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+_DIM_OK = re.compile(r"^[\sA-Za-z0-9_+\-*/()]*$")
+
+
+def eval_dim(expr, dims):
+    """A dim expression under a binding; `/` is floor division."""
+    if not _DIM_OK.match(expr) or "**" in expr:
+        raise KtError("bad dim expression '%s'" % expr)
+    return int(eval(expr.replace("/", "//"), {"__builtins__": {}}, dict(dims)))
+
+
+_DECL = re.compile(r"^(input|param|output)\s+([A-Za-z_]\w*)\s*:\s*([A-Za-z0-9_]+)\s*\[(.*)\]\s*(?:~\s*(.+))?$")
+_DIST = re.compile(r"^([A-Za-z_]\w*)\s*(?:\((.*)\))?$")
+_ASSIGN = re.compile(r"^([A-Za-z_]\w*)\s*=(?!=)\s*(.+)$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def parse_text(text, path="<text>"):
+    t = Task(path)
+    for no, line in logical_lines(text):
+        where = "%s:%d" % (path, no)
+        word = line.split(None, 1)[0]
+        rest = line[len(word):].strip()
+        if word == "task":
+            t.name = rest
+        elif word == "level":
+            t.level = int(rest)
+        elif word == "category":
+            t.category = rest
+        elif word in ("about", "tol", "metric"):
+            pass
+        elif word in ("input", "param", "output"):
+            m = _DECL.match(line)
+            if not m:
+                raise KtError("%s: cannot read the declaration '%s'" % (where, line))
+            kind, name, dtype, dims, dist = m.groups()
+            if dtype not in DTYPE_NAMES:
+                raise KtError("%s: unknown dtype '%s'" % (where, dtype))
+            dims = split_top(dims) if dims.strip() else []
+            dname, dargs = None, []
+            if dist:
+                dm = _DIST.match(dist.strip())
+                if not dm:
+                    raise KtError("%s: cannot read the distribution '%s'" % (where, dist))
+                dname = dm.group(1)
+                dargs = split_top(dm.group(2)) if dm.group(2) else []
+            elif kind != "output":
+                dname = "normal"
+            if dname not in (None, "normal", "uniform", "randint", "kaiming", "ones", "zeros"):
+                raise KtError("%s: unknown distribution '%s'" % (where, dname))
+            for e in dims:
+                for sym in _IDENT.findall(e):
+                    if sym not in t.syms:
+                        t.syms.append(sym)
+            t.decls.append(Decl(kind, name, dtype, dims, dname, dargs, no))
+        elif word in ("check", "bench"):
+            kind = word
+            if word == "bench" and rest.split(None, 1)[:1] == ["cpu"]:
+                kind, rest = "bench_cpu", rest[3:].strip()
+            for shape in rest.split(";"):
+                if not shape.strip():
+                    continue
+                dims, weight = {}, (0.0 if kind == "check" else 1.0)
+                for tok in shape.split():
+                    if "=" not in tok:
+                        raise KtError("%s: expected SYM=VALUE, got '%s'" % (where, tok))
+                    k, v = tok.split("=", 1)
+                    if k == "weight":
+                        weight = float(v)
+                    else:
+                        dims[k] = int(v)
+                missing = [s for s in t.syms if s not in dims]
+                if missing:
+                    raise KtError("%s: shape does not bind dim '%s'" % (where, missing[0]))
+                t.binds.append(Binding(kind, {s: dims[s] for s in t.syms}, weight, no))
+        else:
+            m = _ASSIGN.match(line)
+            if not m or word in HEADER_WORDS:
+                raise KtError("%s: unknown statement '%s'" % (where, line))
+            t.stmts.append((m.group(1), m.group(2).strip(), no))
+    if not t.name:
+        raise KtError("%s: no task line" % path)
+    if not any(d.kind == "output" for d in t.decls):
+        raise KtError("%s: no output" % path)
+    return t
+
+
+def parse(path):
+    with open(path) as f:
+        return parse_text(f.read(), path)
+
+
+# ---- torch side ------------------------------------------------------------
+
+def _torch():
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    return torch
+
+
+def torch_dtype(name):
+    torch = _torch()
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "i8": torch.int8,
+            "i32": torch.int32, "i64": torch.int64, "bool": torch.bool}[name]
+
+
+def make_inputs(task, dims, device="cuda", seed=0):
+    """Every input and param drawn from its declared distribution."""
+    torch = _torch()
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    out = {}
+    for d in task.decls:
+        if d.kind == "output":
+            continue
+        shape = task.shape_of(d, dims)
+        dt = torch_dtype(d.dtype)
+        args = [float(eval(a.replace("/", "//"), {"__builtins__": {}}, dict(dims))) for a in d.dist_args]
+        is_float = dt.is_floating_point
+        if d.dist == "ones":
+            x = torch.ones(shape, dtype=dt, device=device)
+        elif d.dist == "zeros":
+            x = torch.zeros(shape, dtype=dt, device=device)
+        elif d.dist == "randint":
+            lo, hi = int(args[0]), int(args[1])
+            if dt == torch.bool:
+                x = torch.randint(lo, hi, shape, generator=gen, device=device).to(torch.bool)
+            else:
+                x = torch.randint(lo, hi, shape, dtype=dt, generator=gen, device=device)
+        elif not is_float:
+            raise KtError("%s: %s tensor %s needs randint, ones or zeros" % (task.path, d.dtype, d.name))
+        elif d.dist == "normal":
+            mean, std = (args[0], args[1]) if args else (0.0, 1.0)
+            x = torch.randn(shape, dtype=dt, generator=gen, device=device)
+            if (mean, std) != (0.0, 1.0):
+                x.mul_(std).add_(mean)
+        else:
+            if d.dist == "uniform":
+                lo, hi = (args[0], args[1]) if args else (-1.0, 1.0)
+            else:  # kaiming: uniform(-a, a), a = 1/sqrt(fan_in), fan_in = numel / shape[0]
+                n = math.prod(shape)
+                fan_in = 1 if not shape else (shape[0] if len(shape) == 1 else n // shape[0])
+                a = 1.0 / math.sqrt(max(fan_in, 1))
+                lo, hi = -a, a
+            x = torch.rand(shape, dtype=dt, generator=gen, device=device)
+            x.mul_(hi - lo).add_(lo)
+        out[d.name] = x
+    return out
+
+
+def op_env(device="cuda"):
+    """Op name -> callable with kjudge's signature and semantics."""
+    torch = _torch()
+    F = torch.nn.functional
+
+    def as_tensor(v, like):
+        if isinstance(v, torch.Tensor):
+            return v
+        # a literal: a 0-dim tensor promotes like PyTorch's weak scalar for these ops
+        return torch.tensor(v, device=like.device if isinstance(like, torch.Tensor) else device)
+
+    def reduce(fn_dim, fn_all=None):
+        def red(input, dim=None, keepdim=False):
+            if dim is not None:
+                return fn_dim(input, dim, keepdim)
+            if fn_all is not None:
+                r = fn_all(input)
+            else:
+                r = fn_dim(input.reshape(-1), 0, False)
+            return r.reshape([1] * input.dim()) if keepdim else r
+        return red
+
+    def argred(fn):
+        def red(input, dim=None, keepdim=False):
+            if dim is None and keepdim:
+                return fn(input.reshape(-1)).reshape([1] * input.dim())
+            return fn(input, dim=dim, keepdim=keepdim)
+        return red
+
+    def var(input, dim=None, correction=1, keepdim=False):
+        return torch.var(input, dim=dim, correction=correction, keepdim=keepdim)
+
+    def std(input, dim=None, correction=1, keepdim=False):
+        return torch.std(input, dim=dim, correction=correction, keepdim=keepdim)
+
+    def clamp(input, min=None, max=None):
+        return torch.clamp(input, min=min, max=max)
+
+    env = {
+        "relu": lambda input: torch.relu(input),
+        "leaky_relu": lambda input, negative_slope=0.01: F.leaky_relu(input, negative_slope),
+        "sigmoid": lambda input: torch.sigmoid(input),
+        "tanh": lambda input: torch.tanh(input),
+        "gelu": lambda input, approximate="none": F.gelu(input, approximate=approximate),
+        "silu": lambda input: F.silu(input),
+        "selu": lambda input: F.selu(input),
+        "elu": lambda input, alpha=1.0: F.elu(input, alpha=alpha),
+        "hardsigmoid": lambda input: F.hardsigmoid(input),
+        "hardswish": lambda input: F.hardswish(input),
+        "hardtanh": lambda input, min_val=-1.0, max_val=1.0: F.hardtanh(input, min_val, max_val),
+        "softplus": lambda input, beta=1.0, threshold=20.0: F.softplus(input, beta, threshold),
+        "softsign": lambda input: F.softsign(input),
+        "exp": lambda input: torch.exp(input),
+        "log": lambda input: torch.log(input),
+        "sqrt": lambda input: torch.sqrt(input),
+        "rsqrt": lambda input: torch.rsqrt(input),
+        "abs": lambda input: torch.abs(input),
+        "neg": lambda input: torch.neg(input),
+        "clamp": clamp,
+        "add": lambda input, other: input + other,
+        "sub": lambda input, other: input - other,
+        "mul": lambda input, other: input * other,
+        "div": lambda input, other: input / other,
+        "pow": lambda input, exponent: input ** exponent,
+        "maximum": lambda input, other: torch.maximum(as_tensor(input, other), as_tensor(other, input)),
+        "minimum": lambda input, other: torch.minimum(as_tensor(input, other), as_tensor(other, input)),
+        "sum": reduce(lambda x, d, k: torch.sum(x, dim=d, keepdim=k), torch.sum),
+        "mean": reduce(lambda x, d, k: torch.mean(x, dim=d, keepdim=k), torch.mean),
+        "max": reduce(lambda x, d, k: torch.amax(x, dim=d, keepdim=k), torch.amax),
+        "min": reduce(lambda x, d, k: torch.amin(x, dim=d, keepdim=k), torch.amin),
+        "prod": reduce(lambda x, d, k: torch.prod(x, dim=d, keepdim=k), torch.prod),
+        "logsumexp": reduce(lambda x, d, k: torch.logsumexp(x, dim=d, keepdim=k)),
+        "argmax": argred(torch.argmax),
+        "argmin": argred(torch.argmin),
+        "var": var,
+        "std": std,
+        "softmax": lambda input, dim: torch.softmax(input, dim=dim),
+        "log_softmax": lambda input, dim: torch.log_softmax(input, dim=dim),
+        "cumsum": lambda input, dim: torch.cumsum(input, dim=dim),
+        "matmul": lambda input, other: torch.matmul(input, other),
+        "bmm": lambda input, mat2: torch.bmm(input, mat2),
+        "linear": lambda input, weight, bias=None: F.linear(input, weight, bias),
+        "transpose": lambda input, dim0, dim1: torch.transpose(input, dim0, dim1).contiguous(),
+        "permute": lambda input, dims: input.permute(*dims).contiguous(),
+        "reshape": lambda input, shape: torch.reshape(input, shape).contiguous(),
+        "layer_norm": lambda input, normalized_shape, weight=None, bias=None, eps=1e-5:
+            F.layer_norm(input, list(normalized_shape), weight, bias, eps),
+        "rms_norm": lambda input, normalized_shape, weight=None, eps=None:
+            F.rms_norm(input, list(normalized_shape), weight, eps),
+        "mse_loss": lambda input, target, reduction="mean": F.mse_loss(input, target, reduction=reduction),
+        "cross_entropy": lambda input, target, reduction="mean":
+            F.cross_entropy(input, target, reduction=reduction),
+        "cast": lambda input, dtype: input.to(dtype),
+        "copy": lambda input: input.clone(),
+        "True": True, "False": False, "true": True, "false": False, "None": None,
+    }
+    for n in DTYPE_NAMES:
+        env[n] = torch_dtype(n)
+    return env
+
+
+def compile_task(task):
+    """The statements compiled once; a bare name (`y = x`) becomes a copy."""
+    code = []
+    for name, expr, no in task.stmts:
+        src = expr
+        if re.fullmatch(r"[A-Za-z_]\w*", expr):
+            src = "copy(%s)" % expr
+        try:
+            code.append((name, compile(src, "%s:%d" % (task.path, no), "eval")))
+        except SyntaxError as e:
+            raise KtError("%s:%d: %s" % (task.path, no, e.msg))
+    return code
+
+
+def build_fn(task, dims, device="cuda"):
+    """fn(**inputs) -> {output name: tensor} for the binding `dims`."""
+    code = compile_task(task)
+    base = op_env(device)
+    base.update(dims)  # inside lists, a dim symbol stands for its bound value
+    base["__builtins__"] = {}
+    outputs = [d.name for d in task.decls if d.kind == "output"]
+
+    def fn(**inputs):
+        env = dict(base)
+        env.update(inputs)
+        for name, c in code:
+            env[name] = eval(c, env)
+        return {o: env[o] for o in outputs}
+    return fn
+
+
+def check_outputs(task, dims, outs):
+    """Messages for outputs whose shape or dtype differ from the declaration."""
+    bad = []
+    for d in task.decls:
+        if d.kind != "output":
+            continue
+        want, got = task.shape_of(d, dims), outs[d.name]
+        if list(got.shape) != want:
+            bad.append("%s: shape %s, declared %s" % (d.name, list(got.shape), want))
+        if got.dtype != torch_dtype(d.dtype):
+            bad.append("%s: dtype %s, declared %s" % (d.name, got.dtype, d.dtype))
+    return bad
+
+
+def selftest(root, device):
+    failures = 0
+    paths = sorted(glob.glob(os.path.join(root, "tasks", "level*", "*.kt")))
+    for p in paths:
+        rel = os.path.relpath(p, os.path.join(root, "tasks"))[:-3]
+        try:
+            t = parse(p)
+            b = t.smallest_check()
+            outs = build_fn(t, b.dims, device)(**make_inputs(t, b.dims, device))
+            bad = check_outputs(t, b.dims, outs)
+            nbench = len(t.bindings("bench"))
+            if bad:
+                raise KtError("; ".join(bad))
+            print("ok   %-36s %-24s bench shapes %d" % (rel, b.label(), nbench))
+        except Exception as e:  # report and go on: one bad task must not hide the others
+            failures += 1
+            print("FAIL %-36s %s: %s" % (rel, type(e).__name__, e))
+    print("%d passed, %d failed" % (len(paths) - failures, failures))
+    return 1 if failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("task", nargs="?", help="a .kt file")
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--shape", type=int, default=None,
+                    help="index into the check shapes (default: the smallest)")
+    ap.add_argument("--selftest", action="store_true",
+                    help="run every task under tasks/ at its smallest check shape")
+    a = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if a.selftest:
+        return selftest(root, a.device)
+    if not a.task:
+        ap.error("a task file or --selftest is needed")
+    t = parse(a.task)
+    b = t.bindings("check")[a.shape] if a.shape is not None else t.smallest_check()
+    outs = build_fn(t, b.dims, a.device)(**make_inputs(t, b.dims, a.device))
+    print("%s at %s" % (t.name, b.label()))
+    for k, v in outs.items():
+        flat = v.reshape(-1)[:6].tolist()
+        print("  %s: %s %s %s" % (k, v.dtype, list(v.shape), flat))
+    bad = check_outputs(t, b.dims, outs)
+    for m in bad:
+        print("  MISMATCH " + m)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+/*
+ * Reports of a run's scores: Markdown (tables), JSON (schema kjudge.report/1,
+ * docs/scores.md) and one self-contained HTML page whose charts are SVG drawn
+ * here (fast_p against p, fast_p@k and @N curves, a speedup histogram, a
+ * roofline plot, category bars): no script, no stylesheet or font from the
+ * network.  Also the text of `kjudge compare` and the JSONL of
+ * `kjudge export-pairs`.
+ *
+ * Ownership: every function returns a malloc'd NUL-terminated text in *out
+ * (the caller frees it) and 0, or KJ_E_NOMEM with *out NULL.  The inputs are
+ * only read.
+ */
+#ifndef KJUDGE_REPORT_H
+#define KJUDGE_REPORT_H
+
+#include "kjudge/err.h"
+#include "kjudge/score.h"
+
+enum kj_report_format { KJ_REPORT_MD, KJ_REPORT_JSON, KJ_REPORT_HTML };
+
+/* "md", "json" or "html"; returns 0, or KJ_E_USAGE for another name. */
+int kj_report_format_parse(const char *name, enum kj_report_format *f);
+
+/* The report of run r whose summary is s. */
+int kj_report_render(const kj_score_run *r, const kj_score_summary *s, enum kj_report_format f,
+		     char **out, struct kj_err *err);
+
+/* The comparison of runs a and b: a table, or one JSON object when json. */
+int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
+		      const struct kj_score_compare *c, int json, char **out, struct kj_err *err);
+
+/* One JSON object per line per pair: {"kind": "fix" | "speedup", "task",
+ * "model", "sample", "before": {...}, "after": {...}} with each side's
+ * round, sha, status, stage, reason, speedup and source. */
+int kj_report_pairs_jsonl(const struct kj_score_pair *p, size_t n, char **out,
+			  struct kj_err *err);
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * Scores of a run: the metrics of KernelBench (fast_p, fast_p@k, fast_p@N),
+ * KernelBench-X (compile/call/correct rates, Correct/Compile, IOU, MFU, error
+ * classes, code metrics, attribution by logistic deviance, cross-GPU ratios,
+ * (error, correction) and (slow, fast) pairs) and Atrex-Bench (S_agg over
+ * weighted shapes, fallback rate), computed from the results store.
+ * docs/scores.md defines every figure.
+ *
+ * Three layers: plain formulas on numbers (kj_score_pass_at_k, ...), a
+ * loader that reads one run from a store database opened read-only
+ * (kj_score_load), and the summary of a loaded run (kj_score_summarise).
+ * Unknown figures are NAN (no denominator, nothing timed, no calibration).
+ *
+ * Ownership: kj_score_load allocates a kj_score_run that kj_score_run_free
+ * releases with every string in it.  kj_score_summarise fills a caller's
+ * kj_score_summary; kj_score_summary_release frees what it holds.  Pairs and
+ * compare results point into the runs they were computed from and must not
+ * outlive them.  Functions that can fail return 0 or a negative KJ_E_* code
+ * with a message in *err.
+ */
+#ifndef KJUDGE_SCORE_H
+#define KJUDGE_SCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kjudge/err.h"
+
+/* The thresholds p of fast_p, and their JSON keys ("0", "0.5", ...). */
+#define KJ_SCORE_NP 6
+extern const double kj_score_p[KJ_SCORE_NP];
+extern const char *const kj_score_p_key[KJ_SCORE_NP];
+
+/* ---- formulas ---------------------------------------------------------- */
+
+/* The unbiased pass@k estimator over n samples with c successes:
+ * 1 - C(n-c, k) / C(n, k).  With k > n the best of all n samples counts:
+ * 1 when c > 0, else 0.  NAN when n <= 0 or k <= 0. */
+double kj_score_pass_at_k(int n, int c, int k);
+/* exp(mean(log x)) over the positive finite x; NAN when there is none. */
+double kj_score_geomean(const double *x, size_t n);
+/* The median of the finite x (mean of the middle two); NAN when none. */
+double kj_score_median(const double *x, size_t n);
+/* KernelBench's fast_p over n items: the share with correct[i] and
+ * speedup[i] > p (a NAN speedup is not fast).  NAN when n == 0. */
+double kj_score_fast_p(const int *correct, const double *speedup, size_t n, double p);
+/* One candidate's roofline score on one task: sum_i w_i S_i / sum_i w_i with
+ * S_i = sol_ms[i] / ms[i], 0 when !correct, when a value is unknown or when
+ * the shape ran below T_sol (not scored).  Weights NAN or all zero: equal.
+ * NAN when n == 0 and correct (nothing to score). */
+double kj_score_task_sol(const double *w, const double *sol_ms, const double *ms, size_t n,
+			 int correct);
+/* True when a correct kernel became faster beyond timing noise: after /
+ * before - 1 > max(0.05, 3 * rel_iqr).  False when a value is unknown. */
+int kj_score_is_optimisation(double before, double after, double rel_iqr);
+
+/* Logistic regression of y (0/1) on one categorical factor (group[i] in
+ * [0, ngroups)), fitted by IRLS with an intercept and ngroups - 1 dummies.
+ * *dev gets the fitted deviance, *null_dev the intercept-only deviance.
+ * Returns 0, KJ_E_USAGE (bad group index) or KJ_E_NOMEM. */
+int kj_score_logit_deviance(const int *y, const int *group, size_t n, int ngroups, double *dev,
+			    double *null_dev, struct kj_err *err);
+/* 1 - dev / null_dev; NAN when null_dev is 0 (y constant) or n == 0. */
+double kj_score_deviance_explained(const int *y, const int *group, size_t n, int ngroups);
+
+/* Code metrics of one source, as KernelBench-X reports them. */
+struct kj_code_metrics {
+	int lines;          /* non-blank lines holding code */
+	int comment_lines;  /* lines holding (part of) a comment */
+	int blank_lines;
+	int cyclomatic;     /* 1 + if/for/while/case tokens + && + || + ?, outside
+			       comments, strings and preprocessor lines */
+	double comment_ratio; /* comment_lines / non-blank lines (0 when none) */
+};
+void kj_score_code_metrics(const char *src, size_t len, struct kj_code_metrics *m);
+
+/* ---- a run loaded from the store ----------------------------------------- */
+
+struct kj_score_shape {
+	double weight, ms, iqr_ms, speedup, sol_ms, sol_frac, iou, mfu, flops, bytes; /* NAN: unknown */
+};
+
+struct kj_score_cand {
+	int64_t id, parent_id;                /* parent_id 0: none */
+	char *task, *model, *method, *sha256, *path, *source;
+	char *category, *dtype;               /* from the tasks table ('' unknown) */
+	int level, sample, round;
+	int judged;                           /* has a verdict */
+	int compiled, call_ok, correct, fallback;
+	char *status, *stage, *reason, *flags; /* '' when not judged */
+	double speedup;                       /* NAN when not timed */
+	double rel_iqr;                       /* max over shapes of iqr_ms / ms, 0 unknown */
+	struct kj_code_metrics code;
+	struct kj_score_shape *shapes;
+	int nshapes;
+};
+
+/* The current calibration of a device the run's verdicts used. */
+#define KJ_SCORE_MAX_RATES 8
+struct kj_score_roof {
+	char device[128];
+	double copy_gbs; /* NAN unknown */
+	int nrates;
+	char rate_name[KJ_SCORE_MAX_RATES][16];
+	double rate_tflops[KJ_SCORE_MAX_RATES];
+};
+
+typedef struct kj_score_run {
+	int64_t id;
+	char *name, *backend, *created, *db_path;
+	struct kj_score_cand *c; /* in candidate id order */
+	size_t n;
+	struct kj_score_roof *roofs;
+	int nroofs;
+} kj_score_run;
+
+/* Reads run `run` from the store database at db_path, opened read-only.
+ * Returns 0 with *out set, KJ_E_IO (cannot open, not a kjudge store),
+ * KJ_E_NOTFOUND ("no run 'x' in FILE") or KJ_E_NOMEM. */
+int kj_score_load(const char *db_path, const char *run, kj_score_run **out, struct kj_err *err);
+void kj_score_run_free(kj_score_run *r);
+
+/* ---- the summary of a run ---------------------------------------------- */
+
+/* The figures of one slice of a run (all of it, a level, a category...). */
+struct kj_score_group {
+	char *key;
+	int tasks;        /* (model, task) items: fast_p's denominator */
+	int candidates, judged, compiled, call_ok, correct;
+	double compile_rate, call_rate, correct_rate; /* over candidates */
+	double correct_per_compile;
+	double fast_p[KJ_SCORE_NP];
+	double speedup_geomean; /* over correct candidates with a speedup */
+	int speedups;
+	double sol_frac_median, iou_median, mfu_median; /* over shapes of correct candidates */
+	double s_agg;
+	double fallback_rate;   /* correct and flagged fallback / correct */
+};
+
+struct kj_score_count {
+	char *name;
+	int count;
+};
+
+/* Consecutive rounds (n, n+1) of one (model, task, sample), both judged. */
+struct kj_score_fvo {
+	int pairs, fixes, optimisations, regressions, unchanged_pass, unchanged_fail;
+};
+
+struct kj_score_code_side {
+	int n;
+	double lines, cyclomatic, comment_ratio; /* means; NAN when n == 0 */
+};
+
+typedef struct kj_score_summary {
+	struct kj_score_group all;
+	struct kj_score_group *by_level, *by_category, *by_dtype, *by_model;
+	int n_level, n_category, n_dtype, n_model;
+	int max_k;                            /* samples per item at its first round */
+	double (*fast_p_at_k)[KJ_SCORE_NP];   /* [k - 1][p] */
+	int n_rounds;                         /* rounds 0 .. n_rounds - 1 */
+	double (*fast_p_at_n)[KJ_SCORE_NP];   /* [round][p] */
+	struct kj_score_count *status, *stage;
+	int n_status, n_stage, pending;
+	struct kj_score_fvo fvo;
+	struct kj_score_code_side code_correct, code_incorrect;
+	int attribution_n;
+	double attribution_category, attribution_model; /* deviance explained */
+	double *speedups;                     /* of correct candidates, for histograms */
+	size_t n_speedups;
+} kj_score_summary;
+
+/* Computes every figure of r.  Returns 0 or KJ_E_NOMEM. */
+int kj_score_summarise(const kj_score_run *r, kj_score_summary *s, struct kj_err *err);
+void kj_score_summary_release(kj_score_summary *s);
+
+/* ---- pairs across rounds ---------------------------------------------------- */
+
+enum kj_pair_kind { KJ_PAIR_FIX, KJ_PAIR_SPEEDUP };
+struct kj_score_pair {
+	enum kj_pair_kind kind;
+	const struct kj_score_cand *before, *after;
+};
+/* The (error, correction) pairs (a fix: round n fails, n+1 passes) and the
+ * (slow, fast) pairs (an optimisation) of r, ordered by model, task, sample,
+ * round.  *pairs (caller frees; may be NULL when *n == 0) point into r; fvo
+ * (may be NULL) gets the whole classification.  Returns 0 or KJ_E_NOMEM. */
+int kj_score_pairs(const kj_score_run *r, struct kj_score_pair **pairs, size_t *n,
+		   struct kj_score_fvo *fvo, struct kj_err *err);
+
+/* ---- two runs of the same candidates ----------------------------------------- */
+
+struct kj_score_cmp_task {
+	const char *task;   /* points into run a */
+	int matched;        /* candidate pairs of this task */
+	int both_correct;   /* pairs correct in both runs with both speedups */
+	int status_changed; /* pairs whose status differs */
+	double speedup_a, speedup_b; /* geometric means over both_correct pairs */
+	double ratio;       /* max / min of the two; NAN when both_correct == 0 */
+};
+
+struct kj_score_compare {
+	struct kj_score_cmp_task *t; /* tasks of a with a match, sorted by name */
+	size_t n;
+	int matched, matched_by_sha, unmatched_a, unmatched_b, status_changed;
+	double median_ratio, worst_ratio; /* over tasks with a ratio */
+	const char *worst_task;
+};
+/* Matches the candidates of a and b by (task, model, sample, round), then the
+ * rest by (task, sha256), and compares their speedups per task.  Returns 0 or
+ * KJ_E_NOMEM; kj_score_compare_release frees out's contents. */
+int kj_score_compare_runs(const kj_score_run *a, const kj_score_run *b,
+			  struct kj_score_compare *out, struct kj_err *err);
+void kj_score_compare_release(struct kj_score_compare *c);
+
+#endif

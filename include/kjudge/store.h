@@ -1,0 +1,183 @@
+/*
+ * The results store: one SQLite database (WAL mode) holding runs, candidates,
+ * verdicts (with per-shape timings and per-seed checks), devices,
+ * calibrations, baselines and a log of judgements.  The schema is
+ * src/store/schema.sql, applied as numbered migration steps on open; the
+ * tables are described in docs/store.md.  `kjudge run` writes it, reports read
+ * it (through the C API or plain SQL on kj_store_sqlite()).
+ *
+ * Every write is one transaction (a SAVEPOINT, so it nests inside
+ * kj_store_begin()), so a crash at any point leaves whole candidates and whole
+ * verdicts or nothing.
+ *
+ * Threads: a kj_db may be shared by threads; each call holds the store's
+ * lock for its whole duration, so calls never interleave inside a
+ * transaction.  kj_store_begin()/kj_store_commit() span calls and must only be
+ * used while no other thread uses the store.
+ *
+ * Ownership: kj_store_open() allocates the store, kj_store_close() frees it
+ * (rolling back an open kj_store_begin()).  Strings passed in are copied into
+ * the database; strings handed out are documented per function.  Every
+ * function returns 0 on success or a negative KJ_E_* code with a message in
+ * *err (err may be NULL); SQLite's own message is part of it.
+ */
+#ifndef KJUDGE_STORE_H
+#define KJUDGE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kjudge/err.h"
+#include "kjudge/gpu.h"
+#include "kjudge/judge.h"
+#include "kjudge/task.h"
+
+typedef struct kj_db kj_db; /* the open store (kj_store is dtype.h's value writer) */
+struct sqlite3;
+
+/* The number of migration steps in this binary's schema. */
+int kj_store_schema_latest(void);
+
+/* Opens (creating when missing) the database at path, sets WAL mode, a busy
+ * timeout of 10 s and foreign keys, and applies every migration step above
+ * its user_version, each in one transaction.  Returns 0 with *out set, or
+ * KJ_E_IO (cannot open, not a database, read-only), KJ_E_UNSUPPORTED (written
+ * by a newer kjudge: user_version above kj_store_schema_latest()) or KJ_E_NOMEM. */
+int kj_store_open(const char *path, kj_db **out, struct kj_err *err);
+/* Closes the database; an open kj_store_begin() is rolled back.  NULL is fine. */
+void kj_store_close(kj_db *s);
+/* The SQLite handle, for read queries (reports).  Owned by the store; use it
+ * only from one thread at a time and never for writes that span calls. */
+struct sqlite3 *kj_store_sqlite(kj_db *s);
+/* The database's PRAGMA user_version, or a negative KJ_E_* code. */
+int kj_store_schema_version(kj_db *s, struct kj_err *err);
+
+/* An outer transaction over many calls (loading a SPEC of thousands of
+ * candidates in one commit).  Calls inside it nest as savepoints.  Return 0
+ * or KJ_E_IO. */
+int kj_store_begin(kj_db *s, struct kj_err *err);
+int kj_store_commit(kj_db *s, struct kj_err *err);
+int kj_store_rollback(kj_db *s, struct kj_err *err);
+
+/* The run called name: its id in *run_id.  Created with backend ("cpu",
+ * "cuda"), spec (the SPEC path, may be NULL) and settings (a JSON object as
+ * text, may be NULL: "{}") when missing; an existing run keeps its values
+ * and must have the same backend (else KJ_E_USAGE: "run 'x' is a cuda run").
+ * Returns 0, KJ_E_USAGE or KJ_E_IO. */
+int kj_store_run_get_or_create(kj_db *s, const char *name, const char *backend,
+			       const char *spec, const char *settings, int64_t *run_id,
+			       struct kj_err *err);
+/* The id of run `name`; KJ_E_NOTFOUND ("no run 'x' in this database") when
+ * there is none. */
+int kj_store_run_find(kj_db *s, const char *name, int64_t *run_id, struct kj_err *err);
+
+/* Inserts or updates the tasks row of t (level, category, about, dtype class
+ * of its outputs); kt_sha256 is the .kt file's sha256 (may be NULL: '').
+ * Returns 0 or KJ_E_IO. */
+int kj_store_put_task(kj_db *s, const kj_task *t, const char *kt_sha256, struct kj_err *err);
+/* "f32", "bf16"... the dtype shared by t's outputs, or "mixed". Static string. */
+const char *kj_store_task_dtype(const kj_task *t);
+
+/* A candidate as given to kj_store_add_candidate (strings may be NULL: '';
+ * sha256 NULL: computed from source). */
+struct kj_store_candidate {
+	int64_t run_id;
+	const char *task;     /* must have a tasks row (kj_store_put_task) */
+	const char *source;
+	size_t source_len;
+	const char *sha256;
+	const char *model, *method, *path;
+	int sample, round;
+	int64_t parent_id;    /* 0: none */
+};
+/* Adds a candidate; idempotent: when (run, model, task, sample, round) exists
+ * with the same source its id is returned and *created is 0 (created may be
+ * NULL).  Returns 0, KJ_E_USAGE (that key holds another source; an unknown
+ * task) or KJ_E_IO. */
+int kj_store_add_candidate(kj_db *s, const struct kj_store_candidate *c, int64_t *id,
+			   int *created, struct kj_err *err);
+/* Sets parent_id of every candidate of the run at round n > 0 that has none
+ * to the candidate with the same model, task and sample at round n - 1, when
+ * there is one.  *linked (may be NULL) gets the number of rows set. */
+int kj_store_link_parents(kj_db *s, int64_t run_id, int *linked, struct kj_err *err);
+
+/* A candidate handed out by kj_store_pending: every pointer is valid only
+ * during the callback. */
+struct kj_store_cand {
+	int64_t id;
+	const char *task, *sha256, *source, *model, *method, *path;
+	size_t source_len;
+	int sample, round;
+};
+/* Calls fn for every candidate of the run that has no verdict, in id order.
+ * fn returns 0 to go on, anything else stops the iteration and is returned.
+ * The store's lock is held during the callbacks: fn must not call the store.
+ * Returns 0, fn's value or KJ_E_IO. */
+int kj_store_pending(kj_db *s, int64_t run_id,
+		     int (*fn)(void *ctx, const struct kj_store_cand *c), void *ctx,
+		     struct kj_err *err);
+
+/* Devices: inserts or updates the row with this uuid (GPU-..., cpu:<host>);
+ * info is a JSON object as text (NULL: "{}").  Returns 0 with *id, or KJ_E_IO. */
+int kj_store_device_upsert(kj_db *s, const char *uuid, const char *name, const char *arch,
+			   const char *info, int64_t *id, struct kj_err *err);
+/* Adds a calibration of device_id from c (copy bandwidth and rates). */
+int kj_store_calibration_add(kj_db *s, int64_t device_id, const kj_calib *c,
+			     struct kj_err *err);
+/* The newest calibration of device_id into *c (uuid and name from the device
+ * row); KJ_E_NOTFOUND when there is none. */
+int kj_store_calibration_latest(kj_db *s, int64_t device_id, kj_calib *c,
+				struct kj_err *err);
+
+/* Judgements log: a row written (and committed) before the judge runs on a
+ * candidate; *id for kj_store_put_verdict, which finishes it. */
+int kj_store_judgement_begin(kj_db *s, int64_t candidate_id, int64_t device_id, int64_t *id,
+			     struct kj_err *err);
+
+/* Where a verdict came from, for kj_store_put_verdict. */
+struct kj_store_verdict_opts {
+	int64_t run_id;        /* the candidate's run; 0: looked up */
+	int64_t device_id;     /* 0: none (NULL) */
+	const char *cache_key; /* settings that change a verdict (kj_store_cache_key); NULL: '' */
+	int64_t judgement_id;  /* 0: none; else finished in the same transaction */
+};
+/* Stores v, the verdict of candidate_id, judged against t, in one
+ * transaction: the verdicts row, a verdict_shapes row per timed bench shape,
+ * a verdict_checks row per comparison, baselines, the judgement's finish.
+ * json is the kjudge.verdict/1 text (NULL: made with kj_verdict_json_text).
+ * Returns 0; KJ_E_USAGE when the candidate already has a verdict or does
+ * not exist (nothing written); KJ_E_IO. */
+int kj_store_put_verdict(kj_db *s, int64_t candidate_id, const kj_verdict *v,
+			 const kj_task *t, const char *json,
+			 const struct kj_store_verdict_opts *o, struct kj_err *err);
+/* The verdict cache: a candidate judged itself (not reused) whose verdict has
+ * this source sha256, task, backend, device (0: any device) and cache_key
+ * (NULL: any).  Returns 0 with *candidate_id set to it, or to 0 when there is
+ * none; KJ_E_IO. */
+int kj_store_find_verdict_by_sha(kj_db *s, const char *sha256, const char *task,
+				 const char *backend, int64_t device_id, const char *cache_key,
+				 int64_t *candidate_id, struct kj_err *err);
+/* Copies the verdict of `from` (its row, shapes and checks) to candidate `to`
+ * in one transaction, with reused_from = from (or from's own reused_from,
+ * so chains point at the judged candidate).  Returns 0; KJ_E_USAGE when
+ * `to` has a verdict already or `from` has none; KJ_E_IO. */
+int kj_store_copy_verdict(kj_db *s, int64_t from, int64_t to, struct kj_err *err);
+/* The verdict JSON text of a candidate (malloc'd, caller frees) and its
+ * status; KJ_E_NOTFOUND when it has no verdict.  json or status may be NULL. */
+int kj_store_get_verdict(kj_db *s, int64_t candidate_id, char **json, kj_status *status,
+			 struct kj_err *err);
+
+/* "seeds=5;perf=1;timeout=10;policy=flag": the settings of o that change a
+ * verdict, for kj_store_verdict_opts.cache_key and the cache lookup. */
+void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len);
+
+/* Counts of a run: candidates, those with a verdict, those reused, and per
+ * status. */
+struct kj_store_counts {
+	int64_t candidates, judged, reused;
+	int64_t by_status[KJ_ST_COUNT];
+};
+int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c,
+			struct kj_err *err);
+
+#endif

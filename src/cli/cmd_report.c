@@ -1,0 +1,203 @@
+/* kjudge report, compare and export-pairs: scores read from a results store. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "kjudge/report.h"
+#include "kjudge/score.h"
+
+/* The store of RUN: --db, else RUN.sqlite in the current folder (as `kjudge
+ * run` names it). */
+static const char *db_of(const char *db, const char *run, char *buf, size_t n)
+{
+	if (db)
+		return db;
+	snprintf(buf, n, "%s.sqlite", run);
+	return buf;
+}
+
+static int emit(const char *cmd, const char *text, const char *path)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+	size_t n = strlen(text);
+	if (!f) {
+		fprintf(stderr, "kjudge %s: cannot open '%s' for writing\n", cmd, path);
+		return KJ_EXIT_FAIL;
+	}
+	if (fwrite(text, 1, n, f) != n || (path ? fclose(f) : fflush(f))) {
+		fprintf(stderr, "kjudge %s: cannot write '%s'\n", cmd, path ? path : "stdout");
+		return KJ_EXIT_FAIL;
+	}
+	return KJ_EXIT_OK;
+}
+
+static int load(const char *cmd, const char *db, const char *run, kj_score_run **r)
+{
+	char buf[4096];
+	struct kj_err err;
+	kj_err_init(&err);
+	if (kj_score_load(db_of(db, run, buf, sizeof(buf)), run, r, &err)) {
+		fprintf(stderr, "kjudge %s: %s\n", cmd, err.msg);
+		return KJ_EXIT_FAIL;
+	}
+	return KJ_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option lo[] = { { "db", 1, 0, 'd' },     { "format", 1, 0, 'f' },
+					    { "output", 1, 0, 'o' }, { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	const char *db = NULL, *outp = NULL;
+	enum kj_report_format fmt = KJ_REPORT_MD;
+	kj_score_run *r;
+	kj_score_summary s;
+	struct kj_err err;
+	char *text;
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'o')
+			outp = optarg;
+		else if (c == 'f') {
+			if (kj_report_format_parse(optarg, &fmt))
+				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html)", optarg);
+		} else if (c == 'h') {
+			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html] [-o FILE]\n\n"
+			     "Scores run RUN of a results store (default RUN.sqlite): rates, fast_p,\n"
+			     "fast_p@k, fast_p@N, speedups, SOL/IOU/MFU, S_agg, fallback rate, error\n"
+			     "classes, fix vs optimise, code metrics and attribution, for the whole run\n"
+			     "and per level, category, dtype and model (docs/scores.md).  html is one\n"
+			     "self-contained page with SVG charts.");
+			return KJ_EXIT_OK;
+		} else {
+			return kj_cli_usage_error("report", "unknown option");
+		}
+	}
+	if (optind == argc)
+		return kj_cli_usage_error("report", "missing RUN");
+	if (optind + 1 != argc)
+		return kj_cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
+	if ((rc = load("report", db, argv[optind], &r)))
+		return rc;
+	kj_err_init(&err);
+	if (kj_score_summarise(r, &s, &err) || kj_report_render(r, &s, fmt, &text, &err)) {
+		fprintf(stderr, "kjudge report: %s\n", err.msg);
+		kj_score_summary_release(&s);
+		kj_score_run_free(r);
+		return KJ_EXIT_FAIL;
+	}
+	rc = emit("report", text, outp);
+	free(text);
+	kj_score_summary_release(&s);
+	kj_score_run_free(r);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option lo[] = { { "db", 1, 0, 'd' }, { "db-b", 1, 0, 'b' },
+					    { "json", 0, 0, 'j' }, { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	const char *db = NULL, *db_b = NULL;
+	int c, rc, json = 0;
+	kj_score_run *a = NULL, *b = NULL;
+	struct kj_score_compare cmp;
+	struct kj_err err;
+	char *text = NULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'b')
+			db_b = optarg;
+		else if (c == 'j')
+			json = 1;
+		else if (c == 'h') {
+			puts("usage: kjudge compare RUN_A RUN_B [--db FILE] [--db-b FILE] [--json]\n\n"
+			     "Matches the candidates of two runs (same task, model, sample and round, else\n"
+			     "the same source) and compares their speedups per task: the max/min ratio of\n"
+			     "the two (cross-GPU transfer), its median and worst over tasks.  --db names\n"
+			     "the store of both runs (default RUN.sqlite each), --db-b that of RUN_B.");
+			return KJ_EXIT_OK;
+		} else {
+			return kj_cli_usage_error("compare", "unknown option");
+		}
+	}
+	if (optind + 2 != argc)
+		return kj_cli_usage_error("compare", "expected two runs");
+	if ((rc = load("compare", db, argv[optind], &a)) ||
+	    (rc = load("compare", db_b ? db_b : db, argv[optind + 1], &b))) {
+		kj_score_run_free(a);
+		return rc;
+	}
+	kj_err_init(&err);
+	rc = KJ_EXIT_OK;
+	if (kj_score_compare_runs(a, b, &cmp, &err) == 0) {
+		if (kj_report_compare(a, b, &cmp, json, &text, &err) == 0)
+			rc = emit("compare", text, NULL);
+		else
+			rc = KJ_EXIT_FAIL;
+		kj_score_compare_release(&cmp);
+	} else {
+		rc = KJ_EXIT_FAIL;
+	}
+	if (rc && err.msg[0])
+		fprintf(stderr, "kjudge compare: %s\n", err.msg);
+	free(text);
+	kj_score_run_free(a);
+	kj_score_run_free(b);
+	return rc;
+}
+
+int cmd_export_pairs(int argc, char **argv)
+{
+	static const struct option lo[] = { { "db", 1, 0, 'd' }, { "output", 1, 0, 'o' },
+					    { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+	const char *db = NULL, *outp = NULL;
+	kj_score_run *r;
+	struct kj_score_pair *pairs;
+	struct kj_err err;
+	size_t n;
+	char *text;
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'o')
+			outp = optarg;
+		else if (c == 'h') {
+			puts("usage: kjudge export-pairs RUN [--db FILE] [-o FILE]\n\n"
+			     "Writes JSONL: one line per (error, correction) pair (\"kind\": \"fix\": round n\n"
+			     "fails, n+1 of the same model, task and sample passes) and per (slow, fast)\n"
+			     "pair (\"kind\": \"speedup\": both pass and n+1 is faster beyond timing\n"
+			     "noise), each with both sides' sha, status, reason, speedup and source.");
+			return KJ_EXIT_OK;
+		} else {
+			return kj_cli_usage_error("export-pairs", "unknown option");
+		}
+	}
+	if (optind == argc)
+		return kj_cli_usage_error("export-pairs", "missing RUN");
+	if (optind + 1 != argc)
+		return kj_cli_usage_error("export-pairs", "unexpected argument '%s'", argv[optind + 1]);
+	if ((rc = load("export-pairs", db, argv[optind], &r)))
+		return rc;
+	kj_err_init(&err);
+	if (kj_score_pairs(r, &pairs, &n, NULL, &err) || kj_report_pairs_jsonl(pairs, n, &text, &err)) {
+		fprintf(stderr, "kjudge export-pairs: %s\n", err.msg);
+		free(pairs);
+		kj_score_run_free(r);
+		return KJ_EXIT_FAIL;
+	}
+	rc = emit("export-pairs", text, outp);
+	free(text);
+	free(pairs);
+	kj_score_run_free(r);
+	return rc;
+}

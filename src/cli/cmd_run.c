@@ -1,0 +1,1136 @@
+/*
+ * kjudge run: judges a batch of candidates into the results store.
+ *
+ * The SPEC (JSONL or a folder tree, docs/store.md) is loaded into the store
+ * first, in one transaction and idempotently.  Then every candidate of the
+ * run without a verdict is judged: a pool of --jobs threads compiles ahead
+ * (kj_compile fills the content-addressed cache), and one evaluation thread
+ * per device (each GPU of --gpus; the host on the CPU track) takes compiled
+ * candidates in order and runs kj_eval, whose compile is then a cache hit.
+ * One thread per device means two timings never share a device.  A source
+ * already judged (same sha256, task, backend, device and verdict settings)
+ * gets a copy of that verdict instead.  Every verdict is committed on its
+ * own, so a kill loses only the judgements in flight and a rerun goes on
+ * with the candidates still pending.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "kjudge/gpu.h"
+#include "kjudge/judge.h"
+#include "kjudge/store.h"
+
+#define MAX_DEVS 16
+/* consecutive judge failures on one device that end the run: the judge
+ * itself is broken (worker missing, device lost), not a candidate */
+#define MAX_JUDGE_FAILS 3
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+struct task_ent {
+	char *key;
+	kj_task *t;
+};
+
+struct task_cache {
+	struct task_ent *v;
+	int n;
+};
+
+/* Loads (once) the task named key, writing its tasks row on first use. */
+static int task_get(struct task_cache *tc, kj_db *db, const char *key, const kj_task **out,
+		    struct kj_err *err)
+{
+	struct task_ent *nv;
+	kj_task *t;
+	char *kt, sha[65] = "";
+	size_t len;
+	int rc;
+	for (int i = 0; i < tc->n; i++)
+		if (!strcmp(tc->v[i].key, key) || !strcmp(tc->v[i].t->id, key)) {
+			*out = tc->v[i].t;
+			return 0;
+		}
+	if ((rc = kj_cli_load_task(key, &t, err)))
+		return rc;
+	if (kj_cli_read_file(t->path, &kt, &len, NULL) == 0) {
+		kj_sha256_hex(kt, len, sha);
+		free(kt);
+	}
+	if ((rc = kj_store_put_task(db, t, sha, err))) {
+		kj_task_free(t);
+		return rc;
+	}
+	nv = realloc(tc->v, (size_t)(tc->n + 1) * sizeof(*nv));
+	if (!nv) {
+		kj_task_free(t);
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	}
+	tc->v = nv;
+	tc->v[tc->n].key = strdup(key);
+	tc->v[tc->n].t = t;
+	tc->n++;
+	*out = t;
+	return 0;
+}
+
+static void task_cache_release(struct task_cache *tc)
+{
+	for (int i = 0; i < tc->n; i++) {
+		free(tc->v[i].key);
+		kj_task_free(tc->v[i].t);
+	}
+	free(tc->v);
+}
+
+/* ---- loading the SPEC ----------------------------------------------------- */
+
+struct loader {
+	kj_db *db;
+	int64_t run_id;
+	struct task_cache *tasks;
+	int added, existing;
+	int want_c, want_cu; /* folder trees: which extensions count */
+	int skipped;
+};
+
+static int add_one(struct loader *L, const char *where, const char *task, const char *model,
+		   const char *method, int sample, int round, const char *path, const char *source,
+		   size_t len, struct kj_err *err)
+{
+	struct kj_store_candidate c;
+	const kj_task *t;
+	int64_t id;
+	int created = 0, rc;
+	if ((rc = task_get(L->tasks, L->db, task, &t, err))) {
+		kj_err_prefix(err, "%s", where);
+		return rc;
+	}
+	memset(&c, 0, sizeof(c));
+	c.run_id = L->run_id;
+	c.task = t->id;
+	c.source = source;
+	c.source_len = len;
+	c.model = model;
+	c.method = method;
+	c.path = path;
+	c.sample = sample;
+	c.round = round;
+	if ((rc = kj_store_add_candidate(L->db, &c, &id, &created, err))) {
+		kj_err_prefix(err, "%s", where);
+		return rc;
+	}
+	if (created)
+		L->added++;
+	else
+		L->existing++;
+	return 0;
+}
+
+static int json_int(json_t *o, const char *k, int def, int *out)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v || json_is_null(v)) {
+		*out = def;
+		return 0;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 1000000000)
+		return -1;
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+static int json_str(json_t *o, const char *k, const char **out)
+{
+	json_t *v = json_object_get(o, k);
+	*out = "";
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return -1;
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int load_jsonl(struct loader *L, const char *spec, struct kj_err *err)
+{
+	char *text, *line, *next, dirbuf[PATH_MAX], base[PATH_MAX];
+	size_t len;
+	int lineno = 0, rc = 0;
+	if ((rc = kj_cli_read_file(spec, &text, &len, err)))
+		return rc;
+	snprintf(dirbuf, sizeof(dirbuf), "%s", spec);
+	snprintf(base, sizeof(base), "%s", dirname(dirbuf));
+	for (line = text; line && *line && !rc; line = next) {
+		json_t *o;
+		json_error_t je;
+		const char *task, *model, *method, *path, *src;
+		char where[PATH_MAX + 32], full[2 * PATH_MAX + 2];
+		char *buf = NULL;
+		size_t blen = 0;
+		int sample, round;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		lineno++;
+		while (*line == ' ' || *line == '\t' || *line == '\r')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		snprintf(where, sizeof(where), "%s:%d", spec, lineno);
+		o = json_loads(line, 0, &je);
+		if (!o || !json_is_object(o)) {
+			rc = kj_err_set(err, KJ_E_USAGE, "%s: not a JSON object%s%s", where, o ? "" : ": ",
+					o ? "" : je.text);
+			json_decref(o);
+			break;
+		}
+		if (json_str(o, "task", &task) || !*task || json_str(o, "model", &model) ||
+		    json_str(o, "method", &method) || json_str(o, "path", &path) ||
+		    json_str(o, "source", &src)) {
+			rc = kj_err_set(err, KJ_E_USAGE, "%s: \"task\" must be a string, and \"model\", "
+					"\"method\", \"path\", \"source\" strings when given", where);
+		} else if (json_int(o, "sample", 0, &sample) || json_int(o, "round", 0, &round)) {
+			rc = kj_err_set(err, KJ_E_USAGE, "%s: \"sample\" and \"round\" must be integers >= 0",
+					where);
+		} else if (!!*path == !!json_object_get(o, "source")) {
+			rc = kj_err_set(err, KJ_E_USAGE, "%s: give exactly one of \"path\" and \"source\"",
+					where);
+		} else if (*path) {
+			if (path[0] == '/')
+				snprintf(full, sizeof(full), "%s", path);
+			else
+				snprintf(full, sizeof(full), "%s/%s", base, path);
+			if ((rc = kj_cli_read_file(full, &buf, &blen, err)))
+				kj_err_prefix(err, "%s", where);
+			else
+				rc = add_one(L, where, task, model, method, sample, round, full, buf, blen, err);
+			free(buf);
+		} else {
+			rc = add_one(L, where, task, model, method, sample, round, "", src, strlen(src), err);
+		}
+		json_decref(o);
+	}
+	free(text);
+	return rc;
+}
+
+/* <int>_<int>.<ext> */
+static int parse_leaf(const char *name, int *sample, int *round, const char **ext)
+{
+	char *end;
+	long a, b;
+	if (name[0] < '0' || name[0] > '9')
+		return -1;
+	a = strtol(name, &end, 10);
+	if (*end != '_' || end[1] < '0' || end[1] > '9')
+		return -1;
+	b = strtol(end + 1, &end, 10);
+	if (*end != '.' || a > 1000000000 || b > 1000000000)
+		return -1;
+	*sample = (int)a;
+	*round = (int)b;
+	*ext = end + 1;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file under dir, as paths relative to root, sorted. */
+static int walk(const char *root, const char *rel, int depth, char ***v, int *n)
+{
+	char path[2 * PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	snprintf(path, sizeof(path), "%s%s%s", root, *rel ? "/" : "", rel);
+	if (depth > 8 || !(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		char sub[2 * PATH_MAX], full[4 * PATH_MAX];
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		snprintf(full, sizeof(full), "%s/%s", root, sub);
+		if (stat(full, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			walk(root, sub, depth + 1, v, n);
+		} else if (S_ISREG(st.st_mode)) {
+			char **nv = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
+			if (!nv)
+				break;
+			*v = nv;
+			(*v)[(*n)++] = strdup(sub);
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+static int load_tree(struct loader *L, const char *spec, struct kj_err *err)
+{
+	char **files = NULL;
+	int n = 0, rc = 0;
+	walk(spec, "", 0, &files, &n);
+	if (n)
+		qsort(files, (size_t)n, sizeof(*files), cmp_str);
+	for (int i = 0; i < n && !rc; i++) {
+		char *rel = files[i], *slash1 = strchr(rel, '/'), *last = strrchr(rel, '/');
+		char model[256], task[PATH_MAX], full[2 * PATH_MAX + 2], *buf;
+		const char *ext;
+		size_t blen;
+		int sample, round;
+		if (!slash1 || last == slash1 || parse_leaf(last + 1, &sample, &round, &ext) ||
+		    !((L->want_c && !strcmp(ext, "c")) || (L->want_cu && !strcmp(ext, "cu")))) {
+			L->skipped++;
+			continue;
+		}
+		snprintf(model, sizeof(model), "%.*s", (int)(slash1 - rel), rel);
+		snprintf(task, sizeof(task), "%.*s", (int)(last - slash1 - 1), slash1 + 1);
+		if (!strchr(task, '/')) {
+			/* one folder: level1__softmax */
+			char *p;
+			while ((p = strstr(task, "__"))) {
+				*p = '/';
+				memmove(p + 1, p + 2, strlen(p + 2) + 1);
+			}
+		}
+		snprintf(full, sizeof(full), "%s/%s", spec, rel);
+		if ((rc = kj_cli_read_file(full, &buf, &blen, err)))
+			break;
+		rc = add_one(L, full, task, model, "", sample, round, full, buf, blen, err);
+		free(buf);
+	}
+	kj_cli_free_list(files, n);
+	return rc;
+}
+
+/* ---- judging -------------------------------------------------------------- */
+
+enum { J_NEW = 0, J_COMPILING, J_READY, J_EVAL, J_DONE };
+
+struct job {
+	int64_t cid;
+	const kj_task *t;
+	char sha[65];
+	char *source;
+	size_t len;
+	char label[320];
+	int leader;       /* -1: judged itself; else the job whose verdict it copies */
+	int next_follower; /* chain of jobs copying this one, -1 at the end */
+	int state;
+	int pre_ok, pre_cached;
+	double pre_s;
+};
+
+struct device {
+	int ordinal;
+	kj_gpu *gpu; /* this device's judge context, opened by its evaluation thread */
+	int64_t id;
+	char arch[16];
+	char name[128];
+};
+
+struct runner {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *jobs;
+	int njobs;
+	int next_compile;
+	int evals_live;
+	int done, judged, reused, failed;
+	int fatal;
+	kj_db *db;
+	int64_t run_id;
+	struct kj_eval_opts base;
+	char cache_dir[PATH_MAX];
+	char cache_key[256];
+	struct device devs[MAX_DEVS];
+	int ndevs;
+	int quiet;
+};
+
+static int should_stop(struct runner *r)
+{
+	return stop_requested || r->fatal;
+}
+
+static void *compile_main(void *arg)
+{
+	struct runner *r = arg;
+	for (;;) {
+		struct kj_compile_opts co;
+		struct kj_compile_result cr;
+		struct job *j;
+		int i;
+		pthread_mutex_lock(&r->mu);
+		while (r->next_compile < r->njobs &&
+		       (r->jobs[r->next_compile].leader >= 0 || r->jobs[r->next_compile].state != J_NEW))
+			r->next_compile++;
+		if (should_stop(r) || r->next_compile >= r->njobs) {
+			pthread_mutex_unlock(&r->mu);
+			break;
+		}
+		i = r->next_compile++;
+		j = &r->jobs[i];
+		j->state = J_COMPILING;
+		pthread_mutex_unlock(&r->mu);
+
+		memset(&co, 0, sizeof(co));
+		memset(&cr, 0, sizeof(cr));
+		co.backend = r->base.backend;
+		co.cache_dir = r->cache_dir;
+		co.include_dir = r->base.include_dir;
+		if (r->base.backend == KJ_BACKEND_CUDA && r->devs[0].arch[0])
+			co.arch = r->devs[0].arch;
+		/* a failure here is not the verdict: kj_eval compiles again and
+		 * decides, this only warms the cache */
+		if (kj_compile(j->source, j->len, &co, &cr, NULL) == 0) {
+			j->pre_ok = 1;
+			j->pre_cached = cr.cached;
+			j->pre_s = cr.seconds;
+		}
+		kj_compile_result_release(&cr);
+
+		pthread_mutex_lock(&r->mu);
+		j->state = J_READY;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+	}
+	return NULL;
+}
+
+/* The first compiled job not taken yet; -1 when none is ready, -2 when every
+ * job is taken. */
+static int take_ready(struct runner *r)
+{
+	int open = 0;
+	for (int i = 0; i < r->njobs; i++) {
+		struct job *j = &r->jobs[i];
+		if (j->leader >= 0 || j->state >= J_EVAL)
+			continue;
+		open = 1;
+		if (j->state == J_READY)
+			return i;
+	}
+	return open ? -1 : -2;
+}
+
+static void judge_one(struct runner *r, struct device *d, struct job *j, int *fails)
+{
+	struct kj_eval_opts o = r->base;
+	struct kj_store_verdict_opts vo;
+	struct kj_err err;
+	kj_verdict v;
+	int64_t jid = 0;
+	char *json = NULL;
+	int rc, copies = 0;
+	kj_err_init(&err);
+	o.device = d->ordinal;
+	o.gpu = d->gpu;
+	o.cache_dir = r->cache_dir;
+	if ((rc = kj_store_judgement_begin(r->db, j->cid, d->id, &jid, &err)))
+		goto fail;
+	rc = kj_eval(j->t, j->source, j->len, &o, &v, &err);
+	if (rc) {
+		kj_verdict_release(&v);
+		goto fail;
+	}
+	/* the compile happened in the pool: report its cost, not the cache hit */
+	if (v.compile_cached && j->pre_ok && !j->pre_cached) {
+		v.compile_cached = 0;
+		v.compile_s = j->pre_s;
+	}
+	json = kj_verdict_json_text(&v, j->t);
+	memset(&vo, 0, sizeof(vo));
+	vo.run_id = r->run_id;
+	vo.device_id = d->id;
+	vo.cache_key = r->cache_key;
+	vo.judgement_id = jid;
+	rc = json ? kj_store_put_verdict(r->db, j->cid, &v, j->t, json, &vo, &err)
+		  : kj_err_set(&err, KJ_E_NOMEM, "cannot render the verdict");
+	free(json);
+	kj_verdict_release(&v);
+	if (rc)
+		goto fail;
+	*fails = 0;
+	for (int f = j->next_follower; f >= 0; f = r->jobs[f].next_follower) {
+		struct kj_err e2;
+		kj_err_init(&e2);
+		if (kj_store_copy_verdict(r->db, j->cid, r->jobs[f].cid, &e2) == 0)
+			copies++;
+		else
+			fprintf(stderr, "\nkjudge run: %s: cannot reuse the verdict: %s\n", r->jobs[f].label,
+				e2.msg);
+	}
+	pthread_mutex_lock(&r->mu);
+	r->judged++;
+	r->reused += copies;
+	r->done += 1 + copies;
+	pthread_mutex_unlock(&r->mu);
+	return;
+fail:
+	fprintf(stderr, "\nkjudge run: judge failed on %s: %s\n", j->label, err.msg);
+	pthread_mutex_lock(&r->mu);
+	r->failed++;
+	if (++*fails >= MAX_JUDGE_FAILS) {
+		if (!r->fatal)
+			fprintf(stderr, "kjudge run: %d judge failures in a row on device %d: stopping\n",
+				*fails, d->ordinal);
+		r->fatal = 1;
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+struct eval_arg {
+	struct runner *r;
+	struct device *d;
+};
+
+static void *eval_main(void *arg)
+{
+	struct eval_arg *a = arg;
+	struct runner *r = a->r;
+	int fails = 0;
+	/* one GPU context per device for the whole run, not one per candidate */
+	if (r->base.backend == KJ_BACKEND_CUDA && kj_gpu_available() &&
+	    kj_gpu_open(a->d->ordinal, &a->d->gpu, NULL))
+		a->d->gpu = NULL;
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		int i;
+		if (should_stop(r))
+			break;
+		i = take_ready(r);
+		if (i == -2)
+			break;
+		if (i == -1) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 200000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+			continue;
+		}
+		r->jobs[i].state = J_EVAL;
+		pthread_mutex_unlock(&r->mu);
+		judge_one(r, a->d, &r->jobs[i], &fails);
+		pthread_mutex_lock(&r->mu);
+		r->jobs[i].state = J_DONE;
+		pthread_cond_broadcast(&r->cv);
+	}
+	r->evals_live--;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	if (a->d->gpu)
+		kj_gpu_close(a->d->gpu);
+	a->d->gpu = NULL;
+	return NULL;
+}
+
+static void fmt_dur(double s, char *buf, size_t n)
+{
+	long t = s > 0 && s < 1e8 ? (long)(s + 0.5) : 0;
+	if (t >= 3600)
+		snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, n, "%lds", t);
+}
+
+static void progress(struct runner *r, int total, double t0, int tty, int final)
+{
+	char eta[32];
+	double el = now_s() - t0, rate = el > 0 ? 60.0 * r->done / el : 0;
+	fmt_dur(rate > 0 ? (total - r->done) * 60.0 / rate : 0, eta, sizeof(eta));
+	if (tty) {
+		char bar[31];
+		int w = total ? (int)(30.0 * r->done / total) : 30;
+		for (int i = 0; i < 30; i++)
+			bar[i] = i < w ? '#' : '.';
+		bar[30] = 0;
+		fprintf(stderr, "\r\033[K[%s] %d/%d  %.1f/min  ETA %s  (%d reused, %d failed)%s", bar,
+			r->done, total, rate, final ? "0s" : eta, r->reused, r->failed, final ? "\n" : "");
+	} else {
+		fprintf(stderr, "kjudge run: %d/%d judged (%d reused, %d judge failures), %.1f/min, ETA %s\n",
+			r->done, total, r->reused, r->failed, rate, final ? "0s" : eta);
+	}
+	fflush(stderr);
+}
+
+/* ---- devices -------------------------------------------------------------- */
+
+static int cpu_device(kj_db *db, struct device *d, struct kj_err *err)
+{
+	char host[128] = "localhost", uuid[160], name[128] = "", info[96];
+	struct utsname u;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[512];
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+				char *p = strchr(line, ':') + 1;
+				while (*p == ' ')
+					p++;
+				snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, "\n"), p);
+				break;
+			}
+		fclose(f);
+	}
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = 0;
+	if (uname(&u))
+		snprintf(u.machine, sizeof(u.machine), "unknown");
+	snprintf(uuid, sizeof(uuid), "cpu:%s", host);
+	snprintf(info, sizeof(info), "{\"cores\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
+	d->ordinal = 0;
+	snprintf(d->name, sizeof(d->name), "%s", name[0] ? name : u.machine);
+	return kj_store_device_upsert(db, uuid, d->name, u.machine, info, &d->id, err);
+}
+
+static int gpu_device(kj_db *db, int ordinal, const char *cache_dir, struct device *d,
+		      struct kj_err *err)
+{
+	kj_gpu *g;
+	const kj_gpu_info *gi;
+	kj_calib cal, have;
+	char info[256];
+	int rc;
+	if ((rc = kj_gpu_open(ordinal, &g, err)))
+		return rc;
+	gi = kj_gpu_get_info(g);
+	d->ordinal = ordinal;
+	snprintf(d->arch, sizeof(d->arch), "%s", gi->arch);
+	snprintf(d->name, sizeof(d->name), "%s", gi->name);
+	snprintf(info, sizeof(info),
+		 "{\"cc\": \"%d.%d\", \"mem_bytes\": %zu, \"l2_bytes\": %zu, \"sm_count\": %d}",
+		 gi->cc_major, gi->cc_minor, gi->mem_bytes, gi->l2_bytes, gi->sm_count);
+	rc = kj_store_device_upsert(db, gi->uuid, gi->name, gi->arch, info, &d->id, err);
+	/* the calibration the judge will use, recorded with the run's verdicts */
+	if (!rc && kj_calib_load(cache_dir, gi->uuid, &cal) == 0 &&
+	    (kj_store_calibration_latest(db, d->id, &have, NULL) || have.copy_gbs != cal.copy_gbs ||
+	     have.fp32_tflops != cal.fp32_tflops))
+		rc = kj_store_calibration_add(db, d->id, &cal, err);
+	kj_gpu_close(g);
+	return rc;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+struct pend_ctx {
+	struct runner *r;
+	int cap;
+	struct kj_err *err;
+};
+
+static int collect_pending(void *ctx, const struct kj_store_cand *c)
+{
+	struct pend_ctx *p = ctx;
+	struct runner *r = p->r;
+	struct job *j;
+	if (r->njobs == p->cap) {
+		struct job *nv;
+		p->cap = p->cap ? 2 * p->cap : 256;
+		nv = realloc(r->jobs, (size_t)p->cap * sizeof(*nv));
+		if (!nv)
+			return kj_err_set(p->err, KJ_E_NOMEM, "out of memory");
+		r->jobs = nv;
+	}
+	j = &r->jobs[r->njobs];
+	memset(j, 0, sizeof(*j));
+	j->source = malloc(c->source_len + 1);
+	if (!j->source)
+		return kj_err_set(p->err, KJ_E_NOMEM, "out of memory");
+	memcpy(j->source, c->source, c->source_len);
+	j->source[c->source_len] = 0;
+	j->len = c->source_len;
+	j->cid = c->id;
+	j->leader = -1;
+	j->next_follower = -1;
+	snprintf(j->sha, sizeof(j->sha), "%s", c->sha256);
+	/* the task name doubles as the lookup key until tasks are resolved */
+	snprintf(j->label, sizeof(j->label), "%s", c->task);
+	if (*c->path)
+		snprintf(j->label + strlen(j->label), sizeof(j->label) - strlen(j->label), "\t%s", c->path);
+	else
+		snprintf(j->label + strlen(j->label), sizeof(j->label) - strlen(j->label),
+			 "\t%s/%s/%d_%d", *c->model ? c->model : "-", c->task, c->sample, c->round);
+	r->njobs++;
+	return 0;
+}
+
+static void usage(void)
+{
+	puts("usage: kjudge run SPEC [options]\n\n"
+	     "Judges a batch of candidates into a SQLite store (docs/store.md), resumably:\n"
+	     "kill it at any point and run the same command again to go on.\n\n"
+	     "SPEC is a JSONL file, one candidate a line:\n"
+	     "  {\"task\": \"level1/softmax\", \"model\": \"m\", \"sample\": 0, \"round\": 0, \"path\": \"a.cu\"}\n"
+	     "(\"source\" inline instead of \"path\"; model, method, sample, round optional; paths\n"
+	     "relative to the JSONL file), or a folder MODEL/TASK/SAMPLE_ROUND.{c,cu} where TASK\n"
+	     "is nested folders (level1/softmax) or one folder level1__softmax.\n\n"
+	     "  --db FILE        the store (default RUN.sqlite in the current folder)\n"
+	     "  --name RUN       the run's name (default: SPEC's name without extension)\n"
+	     "  --backend B      cpu or cuda (default: cuda when the SPEC has .cu files, else cpu)\n"
+	     "  --gpus LIST      CUDA devices, one evaluation thread each (default 0)\n"
+	     "  --jobs N         compile threads (default: the number of CPUs)\n"
+	     "  --seeds N        correctness seeds per shape (default 5)\n"
+	     "  --no-perf        stop after correctness\n"
+	     "  --timeout S      watchdog per call in seconds (default 10)\n"
+	     "  --perf-budget S  timing budget per shape and side (default 1)\n"
+	     "  --policy P       flag (default) or strict: library fallbacks flagged or rejected\n"
+	     "  --cache DIR      compile cache (default $KJUDGE_CACHE or ~/.cache/kjudge)\n"
+	     "  --json           print a JSON summary on stdout\n"
+	     "  --quiet          no progress on stderr\n\n"
+	     "exit status: 0 every candidate has a verdict, 1 interrupted (candidates left),\n"
+	     "2 usage or SPEC error, 3 the judge failed on some candidates (left pending)");
+}
+
+static int spec_backend(const char *spec, int is_dir_spec)
+{
+	/* .cu anywhere in the SPEC means the CUDA track */
+	char *text;
+	size_t len;
+	int cu = 0;
+	if (is_dir_spec) {
+		char **files = NULL;
+		int n = 0;
+		walk(spec, "", 0, &files, &n);
+		for (int i = 0; i < n && !cu; i++) {
+			size_t l = strlen(files[i]);
+			cu = l > 3 && !strcmp(files[i] + l - 3, ".cu");
+		}
+		kj_cli_free_list(files, n);
+		return cu;
+	}
+	if (kj_cli_read_file(spec, &text, &len, NULL))
+		return 0;
+	cu = strstr(text, ".cu\"") != NULL;
+	free(text);
+	return cu;
+}
+
+static int parse_gpus(const char *s, int *v, int *n)
+{
+	char *end;
+	*n = 0;
+	while (*s) {
+		long x = strtol(s, &end, 10);
+		if (end == s || x < 0 || x > 255 || *n == MAX_DEVS)
+			return -1;
+		for (int i = 0; i < *n; i++)
+			if (v[i] == (int)x)
+				return -1;
+		v[(*n)++] = (int)x;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return *n ? 0 : -1;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "db", 1, 0, 'd' },      { "name", 1, 0, 'n' },        { "backend", 1, 0, 'b' },
+		{ "gpus", 1, 0, 'g' },    { "jobs", 1, 0, 'J' },        { "seeds", 1, 0, 's' },
+		{ "no-perf", 0, 0, 'P' }, { "timeout", 1, 0, 't' },     { "perf-budget", 1, 0, 'B' },
+		{ "policy", 1, 0, 'p' },  { "cache", 1, 0, 'c' },       { "json", 0, 0, 'j' },
+		{ "quiet", 0, 0, 'q' },   { "help", 0, 0, 'h' },        { 0, 0, 0, 0 }
+	};
+	struct runner r;
+	struct task_cache tasks = { 0 };
+	struct loader L;
+	struct kj_err err;
+	struct kj_store_counts cnt;
+	struct sigaction sa, old_int, old_term;
+	struct stat st;
+	char worker[PATH_MAX + 32], inc[PATH_MAX + 32], name[256] = "", dbpath[PATH_MAX + 16] = "";
+	char settings[512], *end;
+	const char *db_arg = NULL, *name_arg = NULL, *cache_arg = NULL, *spec, *w;
+	int c, json = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, total, rc = 0;
+	int is_dir_spec, tty, exit_code = KJ_EXIT_OK, last_shown = -1, every;
+	int reused_pre = 0, linked = 0;
+	pthread_t *cth = NULL, eth[MAX_DEVS];
+	struct eval_arg eargs[MAX_DEVS];
+	double t0 = now_s(), tprint = 0;
+
+	memset(&r, 0, sizeof(r));
+	kj_eval_opts_init(&r.base);
+	jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1)
+		jobs = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db_arg = optarg;
+			break;
+		case 'n':
+			name_arg = optarg;
+			break;
+		case 'b':
+			if (kj_backend_from_name(optarg, &r.base.backend))
+				return kj_cli_usage_error("run", "unknown backend '%s' (cpu or cuda)", optarg);
+			have_backend = 1;
+			break;
+		case 'g':
+			if (parse_gpus(optarg, gpus, &ngpus))
+				return kj_cli_usage_error("run", "--gpus wants distinct device numbers like 0,1; got '%s'",
+							  optarg);
+			break;
+		case 'J':
+			jobs = (int)strtol(optarg, &end, 10);
+			if (*end || jobs < 1 || jobs > 1024)
+				return kj_cli_usage_error("run", "--jobs wants 1..1024, got '%s'", optarg);
+			break;
+		case 's':
+			r.base.seeds = (int)strtol(optarg, &end, 10);
+			if (*end || r.base.seeds < 1 || r.base.seeds > 100)
+				return kj_cli_usage_error("run", "--seeds wants 1..100, got '%s'", optarg);
+			break;
+		case 'P':
+			r.base.no_perf = 1;
+			break;
+		case 't':
+			r.base.call_timeout_s = strtod(optarg, &end);
+			if (*end || !(r.base.call_timeout_s > 0))
+				return kj_cli_usage_error("run", "--timeout wants seconds > 0, got '%s'", optarg);
+			break;
+		case 'B':
+			r.base.perf_budget_s = strtod(optarg, &end);
+			if (*end || !(r.base.perf_budget_s > 0))
+				return kj_cli_usage_error("run", "--perf-budget wants seconds > 0, got '%s'", optarg);
+			break;
+		case 'p':
+			if (!strcmp(optarg, "strict"))
+				r.base.policy = KJ_POLICY_STRICT;
+			else if (!strcmp(optarg, "flag"))
+				r.base.policy = KJ_POLICY_FLAG;
+			else
+				return kj_cli_usage_error("run", "--policy is strict or flag, got '%s'", optarg);
+			break;
+		case 'c':
+			cache_arg = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			r.quiet = 1;
+			break;
+		case 'h':
+			usage();
+			return KJ_EXIT_OK;
+		default:
+			return kj_cli_usage_error("run", "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return kj_cli_usage_error("run", "expected one SPEC (a JSONL file or a folder)");
+	spec = argv[optind];
+	if (stat(spec, &st))
+		return kj_cli_usage_error("run", "cannot read SPEC '%s': %s", spec, strerror(errno));
+	is_dir_spec = S_ISDIR(st.st_mode);
+	if (!have_backend && spec_backend(spec, is_dir_spec))
+		r.base.backend = KJ_BACKEND_CUDA;
+	if (name_arg) {
+		snprintf(name, sizeof(name), "%s", name_arg);
+	} else {
+		char tmp[PATH_MAX], *b, *dot;
+		snprintf(tmp, sizeof(tmp), "%s", spec);
+		while (strlen(tmp) > 1 && tmp[strlen(tmp) - 1] == '/')
+			tmp[strlen(tmp) - 1] = 0;
+		b = basename(tmp);
+		snprintf(name, sizeof(name), "%s", b);
+		dot = strrchr(name, '.');
+		if (dot && dot != name && !is_dir_spec)
+			*dot = 0;
+	}
+	if (!name[0] || !strcmp(name, ".") || !strcmp(name, "/"))
+		return kj_cli_usage_error("run", "cannot name the run from '%s': give --name", spec);
+	if (db_arg)
+		snprintf(dbpath, sizeof(dbpath), "%s", db_arg);
+	else
+		snprintf(dbpath, sizeof(dbpath), "%s.sqlite", name);
+
+	kj_err_init(&err);
+	if (kj_cache_dir(cache_arg, r.cache_dir, sizeof(r.cache_dir), &err)) {
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		return KJ_EXIT_USAGE;
+	}
+	if (r.base.backend == KJ_BACKEND_CUDA && !kj_gpu_available()) {
+		fprintf(stderr, "kjudge run: the cuda backend needs a CUDA device and a kjudge built with "
+				"nvcc; use --backend cpu here\n");
+		return KJ_EXIT_USAGE;
+	}
+	w = getenv("KJ_WORKER");
+	if (w && *w)
+		snprintf(worker, sizeof(worker), "%s", w);
+	else
+		snprintf(worker, sizeof(worker), "%s/kjudge-worker", kj_cli_bindir());
+	snprintf(inc, sizeof(inc), "%s/include/candidate", kj_cli_root());
+	r.base.worker_path = worker;
+	r.base.include_dir = inc;
+	r.base.cache_dir = r.cache_dir;
+	if (getenv("KJUDGE_SEED_SECRET") && *getenv("KJUDGE_SEED_SECRET")) {
+		r.base.base_seed = kj_seed_from_secret(getenv("KJUDGE_SEED_SECRET"));
+		r.base.seed_hidden = 1;
+	}
+	kj_store_cache_key(&r.base, r.cache_key, sizeof(r.cache_key));
+	{
+		char gl[MAX_DEVS * 4 + 1] = "";
+		for (int i = 0; i < ngpus; i++)
+			snprintf(gl + strlen(gl), sizeof(gl) - strlen(gl), "%s%d", i ? "," : "", gpus[i]);
+		snprintf(settings, sizeof(settings),
+			 "{\"seeds\": %d, \"no_perf\": %s, \"timeout\": %g, \"perf_budget\": %g, "
+			 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d}",
+			 r.base.seeds, r.base.no_perf ? "true" : "false", r.base.call_timeout_s,
+			 r.base.perf_budget_s, r.base.policy == KJ_POLICY_STRICT ? "strict" : "flag",
+			 r.base.backend == KJ_BACKEND_CUDA ? gl : "", jobs);
+	}
+
+	if ((rc = kj_store_open(dbpath, &r.db, &err)))
+		goto judge_err;
+	if ((rc = kj_store_run_get_or_create(r.db, name, kj_backend_name(r.base.backend), spec, settings,
+					     &r.run_id, &err))) {
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		kj_store_close(r.db);
+		return KJ_EXIT_USAGE;
+	}
+
+	/* the SPEC, in one transaction: all of it or nothing */
+	memset(&L, 0, sizeof(L));
+	L.db = r.db;
+	L.run_id = r.run_id;
+	L.tasks = &tasks;
+	L.want_c = r.base.backend == KJ_BACKEND_CPU;
+	L.want_cu = r.base.backend == KJ_BACKEND_CUDA;
+	if ((rc = kj_store_begin(r.db, &err)))
+		goto judge_err;
+	rc = is_dir_spec ? load_tree(&L, spec, &err) : load_jsonl(&L, spec, &err);
+	if (!rc)
+		rc = kj_store_link_parents(r.db, r.run_id, &linked, &err);
+	if (rc) {
+		kj_store_rollback(r.db, NULL);
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		exit_code = KJ_EXIT_USAGE;
+		goto out;
+	}
+	if ((rc = kj_store_commit(r.db, &err)))
+		goto judge_err;
+	if (!r.quiet)
+		fprintf(stderr, "kjudge run: run '%s' in %s: %d candidates added, %d already there%s\n", name,
+			dbpath, L.added, L.existing, L.skipped ? " (some files skipped: not SAMPLE_ROUND.ext)" : "");
+
+	/* devices */
+	if (r.base.backend == KJ_BACKEND_CPU) {
+		if ((rc = cpu_device(r.db, &r.devs[0], &err)))
+			goto judge_err;
+		r.ndevs = 1;
+	} else {
+		for (int i = 0; i < ngpus; i++) {
+			if ((rc = gpu_device(r.db, gpus[i], r.cache_dir, &r.devs[i], &err)))
+				goto judge_err;
+			r.ndevs++;
+		}
+	}
+
+	/* pending candidates: reuse what the cache knows, group duplicates */
+	{
+		struct pend_ctx pc = { &r, 0, &err };
+		if ((rc = kj_store_pending(r.db, r.run_id, collect_pending, &pc, &err)))
+			goto judge_err;
+	}
+	for (int i = 0; i < r.njobs; i++) {
+		struct job *j = &r.jobs[i];
+		char *tab = strchr(j->label, '\t');
+		int64_t from = 0;
+		*tab = 0;
+		if ((rc = task_get(&tasks, r.db, j->label, &j->t, &err)))
+			goto judge_err;
+		memmove(j->label, tab + 1, strlen(tab + 1) + 1);
+		for (int d = 0; d < r.ndevs && !from; d++)
+			if ((rc = kj_store_find_verdict_by_sha(r.db, j->sha, j->t->id,
+							       kj_backend_name(r.base.backend), r.devs[d].id,
+							       r.cache_key, &from, &err)))
+				goto judge_err;
+		if (from) {
+			if ((rc = kj_store_copy_verdict(r.db, from, j->cid, &err)))
+				goto judge_err;
+			j->state = J_DONE;
+			j->leader = i; /* neither compiled nor judged */
+			reused_pre++;
+			continue;
+		}
+		for (int k = 0; k < i; k++) {
+			struct job *l = &r.jobs[k];
+			if (l->leader < 0 && l->t == j->t && !strcmp(l->sha, j->sha)) {
+				int *tail = &l->next_follower;
+				while (*tail >= 0)
+					tail = &r.jobs[*tail].next_follower;
+				*tail = i;
+				j->leader = k;
+				break;
+			}
+		}
+	}
+	r.reused = r.done = reused_pre;
+	total = r.njobs;
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* a second ^C kills at once */
+	sa.sa_flags = SA_RESETHAND | SA_RESTART;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	tty = isatty(2);
+	/* plain lines: about ten per run, at least one per 100 candidates */
+	every = total / 10 < 1 ? 1 : total / 10 > 100 ? 100 : total / 10;
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	if (r.done < total) {
+		sigset_t block, prev;
+		/* signals go to this thread only: a judge thread's system calls
+		 * must never see EINTR from a ^C */
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		pthread_sigmask(SIG_BLOCK, &block, &prev);
+		cth = calloc((size_t)jobs, sizeof(*cth));
+		if (!cth) {
+			pthread_sigmask(SIG_SETMASK, &prev, NULL);
+			rc = kj_err_set(&err, KJ_E_NOMEM, "out of memory");
+			goto judge_err;
+		}
+		for (int i = 0; i < jobs; i++)
+			pthread_create(&cth[i], NULL, compile_main, &r);
+		r.evals_live = r.ndevs;
+		for (int i = 0; i < r.ndevs; i++) {
+			eargs[i].r = &r;
+			eargs[i].d = &r.devs[i];
+			pthread_create(&eth[i], NULL, eval_main, &eargs[i]);
+		}
+		pthread_sigmask(SIG_SETMASK, &prev, NULL);
+		pthread_mutex_lock(&r.mu);
+		while (r.evals_live > 0) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 250000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&r.cv, &r.mu, &ts);
+			if (stop_requested || r.fatal)
+				pthread_cond_broadcast(&r.cv);
+			if (!r.quiet && r.done != last_shown && r.done &&
+			    (tty ? now_s() - tprint > 0.2 : r.done / every != last_shown / every)) {
+				progress(&r, total, t0, tty, 0);
+				last_shown = r.done;
+				tprint = now_s();
+			}
+		}
+		pthread_mutex_unlock(&r.mu);
+		for (int i = 0; i < r.ndevs; i++)
+			pthread_join(eth[i], NULL);
+		/* compile threads stop taking work once evaluation has stopped */
+		pthread_mutex_lock(&r.mu);
+		r.next_compile = r.njobs;
+		pthread_mutex_unlock(&r.mu);
+		for (int i = 0; i < jobs; i++)
+			pthread_join(cth[i], NULL);
+		free(cth);
+	}
+	if (!r.quiet && (tty || r.done != last_shown))
+		progress(&r, total, t0, tty, 1);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+
+	if ((rc = kj_store_run_counts(r.db, r.run_id, &cnt, &err)))
+		goto judge_err;
+	if (cnt.judged < cnt.candidates)
+		exit_code = r.failed ? KJ_EXIT_JUDGE : KJ_EXIT_FAIL;
+	if (json) {
+		json_t *o = json_object(), *bs = json_object();
+		char *s;
+		for (int k = 0; k < KJ_ST_COUNT; k++)
+			json_object_set_new(bs, kj_status_name((kj_status)k), json_integer(cnt.by_status[k]));
+		json_object_set_new(o, "run", json_string(name));
+		json_object_set_new(o, "db", json_string(dbpath));
+		json_object_set_new(o, "backend", json_string(kj_backend_name(r.base.backend)));
+		json_object_set_new(o, "candidates", json_integer(cnt.candidates));
+		json_object_set_new(o, "judged", json_integer(cnt.judged));
+		json_object_set_new(o, "reused", json_integer(cnt.reused));
+		json_object_set_new(o, "pending", json_integer(cnt.candidates - cnt.judged));
+		json_object_set_new(o, "by_status", bs);
+		json_object_set_new(o, "this_run", json_pack("{s:i,s:i,s:i,s:i}", "added", L.added,
+							     "judged", r.judged, "reused", r.reused,
+							     "judge_failures", r.failed));
+		json_object_set_new(o, "interrupted", json_boolean(stop_requested));
+		json_object_set_new(o, "seconds", json_real(now_s() - t0));
+		s = json_dumps(o, JSON_COMPACT);
+		puts(s ? s : "{}");
+		free(s);
+		json_decref(o);
+	} else {
+		printf("run %s (%s): %lld candidates, %lld with a verdict (%lld reused), %lld pending; "
+		       "%.1f s\n", name, dbpath, (long long)cnt.candidates, (long long)cnt.judged,
+		       (long long)cnt.reused, (long long)(cnt.candidates - cnt.judged), now_s() - t0);
+		for (int k = 0; k < KJ_ST_COUNT; k++)
+			if (cnt.by_status[k])
+				printf("  %-14s %lld\n", kj_status_name((kj_status)k), (long long)cnt.by_status[k]);
+	}
+	if (stop_requested && !r.quiet)
+		fprintf(stderr, "kjudge run: interrupted; run the same command again to go on\n");
+	goto out;
+judge_err:
+	fprintf(stderr, "kjudge run: %s\n", err.msg);
+	exit_code = KJ_EXIT_JUDGE;
+out:
+	for (int i = 0; i < r.njobs; i++)
+		free(r.jobs[i].source);
+	free(r.jobs);
+	task_cache_release(&tasks);
+	kj_store_close(r.db);
+	return exit_code;
+}

@@ -1,0 +1,161 @@
+/*
+ * The GPU executors of a bound task (include/kjudge/gpu.h): one device
+ * buffer per plan value, allocated at init (constants filled there), and a
+ * run that calls each node's CUDA implementation (ops_table.cu) in order on
+ * the context's stream.  reference = 1 stores every value as double and, like
+ * kj_exec64, rounds integer-dtype results after each node (kj_store rules);
+ * reference = 0 is the eager baseline in the values' own dtypes.
+ *
+ * Ownership: kj_gpu_exec_init allocates the executor and its buffers
+ * (through kj_gpu_alloc); kj_gpu_exec_free releases both.  The plan and the
+ * context must outlive the executor.
+ */
+#include "ops/cuda/ops_common.cuh"
+
+#include <stdlib.h>
+
+struct kj_gpu_exec {
+	kj_gpu *g;
+	const kj_plan *plan;
+	int reference;
+	void **buf;
+	kj_cuda_op_fn *fn;
+	kj_cuda_check_fn *check;
+};
+
+__global__ void exec_round_k(double *p, int dt, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		p[i] = kjd_round_to(dt, p[i]);
+}
+
+extern "C" int kj_gpu_has_op(const char *name)
+{
+	return kj_cuda_op_find(name) != NULL;
+}
+
+extern "C" void kj_gpu_exec_free(kj_gpu_exec *x)
+{
+	if (!x)
+		return;
+	if (x->buf)
+		for (int i = 0; i < x->plan->task->nvals; i++)
+			kj_gpu_free(x->g, x->buf[i]);
+	free(x->buf);
+	free(x->fn);
+	free(x->check);
+	free(x);
+}
+
+static int fill_const(kj_gpu_exec *x, int i, struct kj_err *err)
+{
+	const kj_value *v = &x->plan->task->vals[i];
+	unsigned char tmp[8] = {0};
+	size_t bytes = 8;
+
+	if (x->reference)
+		memcpy(tmp, &v->cval, sizeof(double));
+	else {
+		kj_store(x->plan->vals[i].dtype, tmp, 0, v->cval);
+		bytes = kj_dtype_size(x->plan->vals[i].dtype);
+	}
+	return kj_gpu_copy(x->g, x->buf[i], tmp, bytes, 0, err);
+}
+
+extern "C" int kj_gpu_exec_init(kj_gpu *g, const kj_plan *p, int reference, kj_gpu_exec **out,
+				struct kj_err *err)
+{
+	const kj_task *t = p->task;
+	kj_gpu_exec *x;
+	int rc = 0;
+
+	*out = NULL;
+	x = (kj_gpu_exec *)calloc(1, sizeof(*x));
+	if (!x)
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	x->g = g;
+	x->plan = p;
+	x->reference = reference;
+	x->buf = (void **)calloc((size_t)t->nvals + 1, sizeof(*x->buf));
+	x->fn = (kj_cuda_op_fn *)calloc((size_t)t->nnodes + 1, sizeof(*x->fn));
+	x->check = (kj_cuda_check_fn *)calloc((size_t)t->nnodes + 1, sizeof(*x->check));
+	if (!x->buf || !x->fn || !x->check) {
+		kj_gpu_exec_free(x);
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	}
+	for (int n = 0; n < t->nnodes; n++) {
+		const char *name = p->nodes[n].op->name;
+		x->fn[n] = kj_cuda_op_find(name);
+		x->check[n] = kj_cuda_op_find_check(name);
+		if (!x->fn[n]) {
+			kj_gpu_exec_free(x);
+			return kj_err_set(err, KJ_E_UNSUPPORTED, "%s:%d:%d: op '%s' has no CUDA implementation",
+					  t->path, t->nodes[n].loc.line, t->nodes[n].loc.col, name);
+		}
+	}
+	for (int i = 0; i < t->nvals && !rc; i++) {
+		size_t es = reference ? 8 : kj_dtype_size(p->vals[i].dtype);
+		size_t bytes = (size_t)kj_shape_numel(&p->vals[i].shape) * es;
+		/* a value never has fewer than 16 bytes, so any buffer takes vector loads */
+		rc = kj_gpu_alloc(g, bytes < 16 ? 16 : bytes, &x->buf[i], err);
+		if (!rc && t->vals[i].kind == KJ_V_CONST)
+			rc = fill_const(x, i, err);
+	}
+	if (rc) {
+		kj_err_prefix(err, "GPU %s executor of %s", reference ? "reference" : "baseline", t->id);
+		kj_gpu_exec_free(x);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+extern "C" void *kj_gpu_exec_buf(kj_gpu_exec *x, int value)
+{
+	if (!x || value < 0 || value >= x->plan->task->nvals)
+		return NULL;
+	return x->buf[value];
+}
+
+extern "C" int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err)
+{
+	const kj_plan *p = x->plan;
+	const kj_task *t = p->task;
+	kj_gpu *g = x->g;
+
+	KJ_CUDA_CHECK(err, cudaSetDevice(g->device));
+	for (int n = 0; n < t->nnodes; n++) {
+		const kj_node *node = &t->nodes[n];
+		const kj_bnode *bn = &p->nodes[n];
+		const void *in[KJ_MAX_OPERANDS] = {0};
+		void *out = x->buf[node->out];
+		char msg[512] = "";
+		int rc;
+
+		for (int k = 0; k < bn->nin; k++)
+			in[k] = node->in[k] >= 0 ? x->buf[node->in[k]] : NULL;
+		rc = x->fn[n](g, bn, in, out, x->reference, err);
+		if (rc) {
+			kj_err_prefix(err, "%s:%d:%d: %s", t->path, node->loc.line, node->loc.col,
+				      bn->op->name);
+			return rc;
+		}
+		if (x->reference && !kj_dtype_is_float(bn->out.dtype)) {
+			int64_t m = kj_shape_numel(&bn->out.shape);
+			if (m > 0)
+				exec_round_k<<<kj_blocks(g, m, 256), 256, 0, g->stream>>>(
+					(double *)out, (int)bn->out.dtype, m);
+			KJ_LAUNCH_CHECK(err, "integer rounding");
+		}
+		if (x->check[n]) {
+			rc = x->check[n](g, bn, in, x->reference, msg, sizeof(msg), err);
+			if (rc < 0)
+				return rc;
+			if (rc)
+				return kj_err_set(err, KJ_E_TYPE, "%s:%d:%d: %s", t->path, node->loc.line,
+						  node->loc.col, msg);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,510 @@
+/*
+ * CUDA elementwise ops: the unary activations and math functions of table A
+ * and the broadcasting binary ops (add ... pow), for the eager baseline and
+ * the reference.  Formulas mirror src/ops/cpu/elementwise_impl.h term for
+ * term; only the arithmetic type differs (float for the baseline's float
+ * dtypes, double for the reference and for integer results).
+ *
+ * Unary ops are one grid-stride pass with 16-byte loads and stores.  Binary
+ * ops coalesce the broadcast shape into rows of a contiguous inner run: the
+ * same-shape case is one row, a bias over [N, D] is N rows of D, and an
+ * operand that is constant along the run (a scalar, a stretched dim) is
+ * loaded once per row.  Mixed dtypes go through a per-element kernel that
+ * converts by dtype at run time.
+ */
+#include "ops/cuda/ops_common.cuh"
+
+/* ---- unary ---- */
+
+enum {
+	U_RELU, U_LEAKY, U_SIGMOID, U_TANH, U_GELU, U_SILU, U_SELU, U_ELU, U_HSIG, U_HSWISH,
+	U_HTANH, U_SOFTPLUS, U_SOFTSIGN, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_ABS, U_NEG, U_CLAMP,
+};
+
+template <class A> struct kj_up {
+	A a, b;
+	int has_a, has_b, mode;
+};
+
+struct kj_upar {
+	double a, b;
+	int has_a, has_b, mode;
+};
+
+template <class A> static kj_up<A> up_cast(const kj_upar &p)
+{
+	kj_up<A> r;
+	r.a = (A)p.a;
+	r.b = (A)p.b;
+	r.has_a = p.has_a;
+	r.has_b = p.has_b;
+	r.mode = p.mode;
+	return r;
+}
+
+/* exp of a non-positive argument only, so neither form overflows; one exp
+ * and a select instead of a branch, which random signs would diverge on. */
+template <class A> __device__ __forceinline__ A k_sigmoid(A x)
+{
+	A e = m_exp(-m_fabs(x));
+	return x >= 0 ? (A)1 / ((A)1 + e) : e / ((A)1 + e);
+}
+
+template <int K, class A> __device__ __forceinline__ A uop(A x, const kj_up<A> &p)
+{
+	switch (K) {
+	case U_RELU:
+		return x < 0 ? (A)0 : x;
+	case U_LEAKY:
+		return x > 0 ? x : x * p.a;
+	case U_SIGMOID:
+		return k_sigmoid(x);
+	case U_TANH:
+		return m_tanh(x);
+	case U_GELU:
+		if (p.mode) {
+			A inner = (A)0.79788456080286535588 * (x + (A)0.044715 * x * x * x);
+			return (A)0.5 * x * ((A)1 + m_tanh(inner));
+		}
+		return (A)0.5 * x * ((A)1 + m_erf(x * (A)0.70710678118654752440));
+	case U_SILU:
+		return x * k_sigmoid(x);
+	case U_SELU:
+		return x > 0 ? (A)1.0507009873554804934193349852946 * x
+			     : (A)1.0507009873554804934193349852946 *
+				       (A)1.6732632423543772848170429916717 * m_expm1(x);
+	case U_ELU:
+		return x > 0 ? x : p.a * m_expm1(x);
+	case U_HSIG:
+		if (x <= (A)-3)
+			return 0;
+		if (x >= (A)3)
+			return 1;
+		return x / (A)6 + (A)0.5;
+	case U_HSWISH:
+		if (x <= (A)-3)
+			return 0;
+		if (x >= (A)3)
+			return x;
+		return x * (x + (A)3) / (A)6;
+	case U_HTANH:
+		if (x < p.a)
+			x = p.a;
+		if (x > p.b)
+			x = p.b;
+		return x;
+	case U_SOFTPLUS:
+		if (x * p.a > p.b)
+			return x;
+		return m_log1p(m_exp(x * p.a)) / p.a;
+	case U_SOFTSIGN:
+		return x / ((A)1 + m_fabs(x));
+	case U_EXP:
+		return m_exp(x);
+	case U_LOG:
+		return m_log(x);
+	case U_SQRT:
+		return m_sqrt(x);
+	case U_RSQRT:
+		return (A)1 / m_sqrt(x);
+	case U_ABS:
+		return m_fabs(x);
+	case U_NEG:
+		return -x;
+	default: /* U_CLAMP: min first, then max, as PyTorch */
+		if (p.has_a && x < p.a)
+			x = p.a;
+		if (p.has_b && x > p.b)
+			x = p.b;
+		return x;
+	}
+}
+
+/* Four 16-byte vectors per thread, loaded before any is used, keep enough
+ * bytes in flight to saturate HBM; block 0 also does the tail (< one
+ * vector) element by element. */
+#define KJ_UNROLL 4
+
+template <int K, class T>
+__global__ void __launch_bounds__(256) unary_vec_k(const T *__restrict__ x, T *__restrict__ y,
+						    int64_t n, kj_up<typename kjt<T>::acc> p)
+{
+	typedef kjt<T> tt;
+	const int N = kjv<T>::N;
+	int64_t nv = n / N, base = (int64_t)blockIdx.x * blockDim.x * KJ_UNROLL + threadIdx.x;
+	const kjv<T> *xv = (const kjv<T> *)x;
+	kjv<T> *yv = (kjv<T> *)y, v[KJ_UNROLL];
+
+#pragma unroll
+	for (int u = 0; u < KJ_UNROLL; u++)
+		if (base + u * blockDim.x < nv)
+			v[u] = xv[base + u * blockDim.x];
+#pragma unroll
+	for (int u = 0; u < KJ_UNROLL; u++) {
+		if (base + u * blockDim.x < nv) {
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				v[u].e[k] = tt::st(uop<K>(tt::ld(v[u].e[k]), p));
+			yv[base + u * blockDim.x] = v[u];
+		}
+	}
+	if (blockIdx.x == 0)
+		for (int64_t i = nv * N + threadIdx.x; i < n; i += blockDim.x)
+			y[i] = tt::st(uop<K>(tt::ld(x[i]), p));
+}
+
+template <int K, class A>
+__global__ void unary_dyn_k(const void *x, int xdt, void *y, int ydt, int64_t n, kj_up<A> p)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		kjd_store(ydt, y, (size_t)i, (double)uop<K>((A)kjd_load(xdt, x, (size_t)i), p));
+}
+
+template <int K, class T>
+static void unary_launch(kj_gpu *g, const void *x, void *y, int64_t n, const kj_upar &p)
+{
+	int64_t nv = n / kjv<T>::N, blocks = (nv + 256 * KJ_UNROLL - 1) / (256 * KJ_UNROLL);
+	if (blocks < 1)
+		blocks = 1;
+	unary_vec_k<K, T><<<(unsigned)blocks, 256, 0, g->stream>>>((const T *)x, (T *)y, n,
+							 up_cast<typename kjt<T>::acc>(p));
+}
+
+template <int K>
+static int unary_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, int reference,
+		     const kj_upar &p, struct kj_err *err)
+{
+	int64_t cnt = kjo_numel(&n->out.shape);
+	kj_dtype it = n->in[0].dtype, ot = n->out.dtype;
+
+	if (cnt == 0)
+		return 0;
+	if (reference) {
+		unary_launch<K, double>(g, x, y, cnt, p);
+	} else if (it == ot && kj_aligned16(x) && kj_aligned16(y) && ot == KJ_F32) {
+		unary_launch<K, float>(g, x, y, cnt, p);
+	} else if (it == ot && kj_aligned16(x) && kj_aligned16(y) && ot == KJ_F16) {
+		unary_launch<K, __half>(g, x, y, cnt, p);
+	} else if (it == ot && kj_aligned16(x) && kj_aligned16(y) && ot == KJ_BF16) {
+		unary_launch<K, __nv_bfloat16>(g, x, y, cnt, p);
+	} else if (kjo_is_float(ot)) {
+		unary_dyn_k<K, float><<<kj_blocks(g, cnt, 256), 256, 0, g->stream>>>(
+			x, it, y, ot, cnt, up_cast<float>(p));
+	} else {
+		unary_dyn_k<K, double><<<kj_blocks(g, cnt, 256), 256, 0, g->stream>>>(
+			x, it, y, ot, cnt, up_cast<double>(p));
+	}
+	KJ_LAUNCH_CHECK(err, n->op->name);
+	return 0;
+}
+
+#define UNARY_OP(name, K, SETUP) \
+	int kj_cuda_##name(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, \
+			   int reference, struct kj_err *err) \
+	{ \
+		kj_upar p; \
+		memset(&p, 0, sizeof(p)); \
+		SETUP; \
+		return unary_run<K>(g, n, in[0], out, reference, p, err); \
+	}
+
+/* Attributes are rounded to the arithmetic type as the CPU kernels do
+ * ((real)kjo_attr_f): float for the baseline, exact for the reference. */
+#define ATTR_F(k, def) kjo_attr_f(n, k, def)
+
+UNARY_OP(relu, U_RELU, )
+UNARY_OP(leaky_relu, U_LEAKY, p.a = ATTR_F(0, 0.01))
+UNARY_OP(sigmoid, U_SIGMOID, )
+UNARY_OP(tanh, U_TANH, )
+UNARY_OP(gelu, U_GELU, p.mode = strcmp(kjo_attr(n, 0)->s, "tanh") == 0)
+UNARY_OP(silu, U_SILU, )
+UNARY_OP(selu, U_SELU, )
+UNARY_OP(elu, U_ELU, p.a = ATTR_F(0, 1.0))
+UNARY_OP(hardsigmoid, U_HSIG, )
+UNARY_OP(hardswish, U_HSWISH, )
+UNARY_OP(hardtanh, U_HTANH, p.a = ATTR_F(0, -1.0); p.b = ATTR_F(1, 1.0))
+UNARY_OP(softplus, U_SOFTPLUS, p.a = ATTR_F(0, 1.0); p.b = ATTR_F(1, 20.0))
+UNARY_OP(softsign, U_SOFTSIGN, )
+UNARY_OP(exp, U_EXP, )
+UNARY_OP(log, U_LOG, )
+UNARY_OP(sqrt, U_SQRT, )
+UNARY_OP(rsqrt, U_RSQRT, )
+UNARY_OP(abs, U_ABS, )
+UNARY_OP(neg, U_NEG, )
+UNARY_OP(clamp, U_CLAMP, p.has_a = kjo_attr_given(n, 0); p.a = ATTR_F(0, 0.0);
+	 p.has_b = kjo_attr_given(n, 1); p.b = ATTR_F(1, 0.0))
+
+/* ---- binary ---- */
+
+template <int K, class A> __device__ __forceinline__ A bop(A x, A y)
+{
+	switch (K) {
+	case KJ_B_ADD:
+		return x + y;
+	case KJ_B_SUB:
+		return x - y;
+	case KJ_B_MUL:
+		return x * y;
+	case KJ_B_DIV:
+		return x / y;
+	case KJ_B_MAX: /* NaN in either gives NaN, unlike fmax */
+		if (x != x)
+			return x;
+		if (y != y)
+			return y;
+		return x > y ? x : y;
+	case KJ_B_MIN:
+		if (x != x)
+			return x;
+		if (y != y)
+			return y;
+		return x < y ? x : y;
+	case KJ_B_POW:
+		return m_pow(x, y);
+	default: { /* KJ_B_SQDIFF: mse_loss without reduction */
+		A d = x - y;
+		return d * d;
+	}
+	}
+}
+
+/* The output seen as rows of a contiguous inner run after coalescing: dims
+ * d[0..r-2] index rows, d[r-1] = inner.  la/lb: the operand moves along the
+ * run (stride 1) or stays (0, loaded once per row, any dtype). */
+struct kj_bgeom {
+	int r;
+	int64_t d[KJ_MAX_RANK], sa[KJ_MAX_RANK], sb[KJ_MAX_RANK];
+	int64_t rows, inner;
+	int la, lb, adt, bdt;
+};
+
+__device__ __forceinline__ void row_offsets(const kj_bgeom &gm, int64_t row, int64_t *oa,
+					    int64_t *ob)
+{
+	int64_t a = 0, b = 0;
+	for (int k = gm.r - 2; k >= 0; k--) {
+		int64_t q = row / gm.d[k], c = row - q * gm.d[k];
+		a += c * gm.sa[k];
+		b += c * gm.sb[k];
+		row = q;
+	}
+	*oa = a;
+	*ob = b;
+}
+
+template <int K, class T, bool VEC>
+__global__ void binary_rows_k(const void *a, const void *b, T *__restrict__ y, kj_bgeom gm)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	const int N = VEC ? kjv<T>::N : 1;
+	int64_t items = gm.inner / N, xs = (int64_t)gridDim.x * blockDim.x;
+
+	for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < gm.rows;
+	     row += (int64_t)gridDim.y * blockDim.y) {
+		int64_t oa, ob;
+		A va = 0, vb = 0;
+		row_offsets(gm, row, &oa, &ob);
+		if (!gm.la)
+			va = (A)kjd_load(gm.adt, a, (size_t)oa);
+		if (!gm.lb)
+			vb = (A)kjd_load(gm.bdt, b, (size_t)ob);
+		const T *ar = (const T *)a + oa, *br = (const T *)b + ob;
+		T *yr = y + row * gm.inner;
+		for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < items; j += xs) {
+			if (VEC) {
+				kjv<T> xa, xb, xo;
+				if (gm.la)
+					xa = ((const kjv<T> *)ar)[j];
+				if (gm.lb)
+					xb = ((const kjv<T> *)br)[j];
+#pragma unroll
+				for (int k = 0; k < kjv<T>::N; k++)
+					xo.e[k] = tt::st(bop<K>(gm.la ? tt::ld(xa.e[k]) : va,
+								gm.lb ? tt::ld(xb.e[k]) : vb));
+				((kjv<T> *)yr)[j] = xo;
+			} else {
+				A u = gm.la ? tt::ld(ar[j]) : va, w = gm.lb ? tt::ld(br[j]) : vb;
+				yr[j] = tt::st(bop<K>(u, w));
+			}
+		}
+	}
+}
+
+template <int K, class A>
+__global__ void binary_dyn_k(const void *a, const void *b, void *y, int ydt, kj_bgeom gm,
+			     int64_t total)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+		int64_t rem = i, oa = 0, ob = 0;
+		for (int k = gm.r - 1; k >= 0; k--) {
+			int64_t q = rem / gm.d[k], c = rem - q * gm.d[k];
+			oa += c * gm.sa[k];
+			ob += c * gm.sb[k];
+			rem = q;
+		}
+		A u = (A)kjd_load(gm.adt, a, (size_t)oa), w = (A)kjd_load(gm.bdt, b, (size_t)ob);
+		kjd_store(ydt, y, (size_t)i, (double)bop<K>(u, w));
+	}
+}
+
+/* Drops unit dims and merges dim k into k+1 where both operands step
+ * through them as one run. */
+static void coalesce(kj_bgeom *gm)
+{
+	int r = 0;
+	for (int k = 0; k < gm->r; k++) {
+		if (gm->d[k] == 1)
+			continue;
+		if (r > 0 && gm->sa[r - 1] == gm->sa[k] * gm->d[k] &&
+		    gm->sb[r - 1] == gm->sb[k] * gm->d[k]) {
+			gm->d[r - 1] *= gm->d[k];
+			gm->sa[r - 1] = gm->sa[k];
+			gm->sb[r - 1] = gm->sb[k];
+			continue;
+		}
+		gm->d[r] = gm->d[k];
+		gm->sa[r] = gm->sa[k];
+		gm->sb[r] = gm->sb[k];
+		r++;
+	}
+	if (r == 0) {
+		gm->d[0] = 1;
+		gm->sa[0] = 0;
+		gm->sb[0] = 0;
+		r = 1;
+	}
+	gm->r = r;
+}
+
+template <int K, class T>
+static void binary_rows_launch(kj_gpu *g, const void *a, const void *b, void *y, kj_bgeom gm,
+			       bool vec)
+{
+	int64_t items = vec ? gm.inner / kjv<T>::N : gm.inner, gy;
+	int bx = 32, by;
+	unsigned gx;
+
+	while (bx < 256 && bx < items)
+		bx *= 2;
+	by = 256 / bx;
+	gx = kj_blocks(g, items, bx);
+	/* with many rows, each thread takes a few items of a row, so that the
+	 * row's offset arithmetic is paid once for several elements */
+	if (gm.rows > 1)
+		gx = (unsigned)((items + 4 * bx - 1) / (4 * bx));
+	gy = (gm.rows + by - 1) / by;
+	if (gy > 65535)
+		gy = 65535;
+	dim3 grid(gx, (unsigned)gy), block((unsigned)bx, (unsigned)by);
+	if (vec)
+		binary_rows_k<K, T, true><<<grid, block, 0, g->stream>>>(a, b, (T *)y, gm);
+	else
+		binary_rows_k<K, T, false><<<grid, block, 0, g->stream>>>(a, b, (T *)y, gm);
+}
+
+/* Vector loads need every row start of every moving operand on a 16-byte
+ * boundary: aligned bases and strides that are multiples of the width. */
+static bool rows_vec_ok(const kj_bgeom &gm, const void *a, const void *b, const void *y, int N)
+{
+	if (gm.inner % N || !kj_aligned16(y))
+		return false;
+	if (gm.la && !kj_aligned16(a))
+		return false;
+	if (gm.lb && !kj_aligned16(b))
+		return false;
+	for (int k = 0; k < gm.r - 1; k++)
+		if ((gm.la && gm.sa[k] % N) || (gm.lb && gm.sb[k] % N))
+			return false;
+	return true;
+}
+
+template <int K>
+static int binary_run(kj_gpu *g, const kj_tinfo *ta, const void *a, const kj_tinfo *tb,
+		      const void *b, const kj_tinfo *to, void *y, int reference, struct kj_err *err)
+{
+	kj_bgeom gm;
+	int64_t total = kjo_numel(&to->shape);
+	kj_dtype ot = to->dtype;
+
+	if (total == 0)
+		return 0;
+	memset(&gm, 0, sizeof(gm));
+	gm.r = to->shape.rank;
+	for (int k = 0; k < gm.r; k++)
+		gm.d[k] = to->shape.d[k];
+	kjo_bcast_strides(&ta->shape, &to->shape, gm.sa);
+	kjo_bcast_strides(&tb->shape, &to->shape, gm.sb);
+	coalesce(&gm);
+	gm.inner = gm.d[gm.r - 1];
+	gm.rows = total / gm.inner;
+	gm.la = gm.sa[gm.r - 1] != 0;
+	gm.lb = gm.sb[gm.r - 1] != 0;
+	gm.adt = kj_buf_dt(ta->dtype, reference);
+	gm.bdt = kj_buf_dt(tb->dtype, reference);
+
+	bool typed = reference || ((ot == KJ_F32 || ot == KJ_F16 || ot == KJ_BF16) &&
+				   (!gm.la || ta->dtype == ot) && (!gm.lb || tb->dtype == ot));
+	if (typed) {
+		if (reference)
+			binary_rows_launch<K, double>(g, a, b, y, gm, rows_vec_ok(gm, a, b, y, 2));
+		else if (ot == KJ_F32)
+			binary_rows_launch<K, float>(g, a, b, y, gm, rows_vec_ok(gm, a, b, y, 4));
+		else if (ot == KJ_F16)
+			binary_rows_launch<K, __half>(g, a, b, y, gm, rows_vec_ok(gm, a, b, y, 8));
+		else
+			binary_rows_launch<K, __nv_bfloat16>(g, a, b, y, gm,
+							     rows_vec_ok(gm, a, b, y, 8));
+	} else if (kjo_is_float(ot)) {
+		binary_dyn_k<K, float><<<kj_blocks(g, total, 256), 256, 0, g->stream>>>(a, b, y, ot,
+											gm, total);
+	} else {
+		binary_dyn_k<K, double><<<kj_blocks(g, total, 256), 256, 0, g->stream>>>(a, b, y, ot,
+											 gm, total);
+	}
+	KJ_LAUNCH_CHECK(err, "binary op");
+	return 0;
+}
+
+int kj_cuda_binary(kj_gpu *g, int kind, const kj_tinfo *ta, const void *a, const kj_tinfo *tb,
+		   const void *b, const kj_tinfo *to, void *out, int reference, struct kj_err *err)
+{
+	switch (kind) {
+	case KJ_B_ADD:
+		return binary_run<KJ_B_ADD>(g, ta, a, tb, b, to, out, reference, err);
+	case KJ_B_SUB:
+		return binary_run<KJ_B_SUB>(g, ta, a, tb, b, to, out, reference, err);
+	case KJ_B_MUL:
+		return binary_run<KJ_B_MUL>(g, ta, a, tb, b, to, out, reference, err);
+	case KJ_B_DIV:
+		return binary_run<KJ_B_DIV>(g, ta, a, tb, b, to, out, reference, err);
+	case KJ_B_MAX:
+		return binary_run<KJ_B_MAX>(g, ta, a, tb, b, to, out, reference, err);
+	case KJ_B_MIN:
+		return binary_run<KJ_B_MIN>(g, ta, a, tb, b, to, out, reference, err);
+	case KJ_B_POW:
+		return binary_run<KJ_B_POW>(g, ta, a, tb, b, to, out, reference, err);
+	case KJ_B_SQDIFF:
+		return binary_run<KJ_B_SQDIFF>(g, ta, a, tb, b, to, out, reference, err);
+	default:
+		return kj_err_set(err, KJ_E_INTERNAL, "unknown binary kind %d", kind);
+	}
+}
+
+#define BINARY_OP(name, K) \
+	int kj_cuda_##name(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, \
+			   int reference, struct kj_err *err) \
+	{ \
+		return kj_cuda_binary(g, K, &n->in[0], in[0], &n->in[1], in[1], &n->out, out, \
+				      reference, err); \
+	}
+
+BINARY_OP(add, KJ_B_ADD)
+BINARY_OP(sub, KJ_B_SUB)
+BINARY_OP(mul, KJ_B_MUL)
+BINARY_OP(div, KJ_B_DIV)
+BINARY_OP(maximum, KJ_B_MAX)
+BINARY_OP(minimum, KJ_B_MIN)
+BINARY_OP(pow, KJ_B_POW)

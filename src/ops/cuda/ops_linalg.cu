@@ -1,0 +1,237 @@
+/*
+ * CUDA matmul, bmm and linear (table B).  The baseline calls cuBLAS in the
+ * task dtype with float accumulation (CUBLAS_COMPUTE_32F under the default
+ * math mode, so never TF32), as PyTorch eager does with TF32 off; linear
+ * with a bias uses cuBLASLt's bias epilogue as PyTorch's addmm does (a
+ * separate bias kernel if Lt offers no algorithm).  The reference calls
+ * DGEMM on the double buffers and adds a bias afterwards, as the CPU adds
+ * it after the dot product.
+ *
+ * Row-major C[M, N] = A[M, K] B[K, N] is computed as the column-major
+ * product C^T = B^T A^T, so no operand is copied.  Batched matmul: a batch
+ * broadcast over a 2-D right operand folds into M (one GEMM, as PyTorch
+ * folds it); batch dims that are either full or entirely broadcast become a
+ * strided-batched call (stride 0 for the broadcast side); any other
+ * broadcast pattern loops over the batch.
+ */
+#include "ops/cuda/ops_common.cuh"
+
+#include <limits.h>
+
+static cudaDataType cuda_type(kj_dtype t)
+{
+	return t == KJ_F16 ? CUDA_R_16F : t == KJ_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
+/* Row-major C = A @ op(B) for `batch` matrices at element strides sA, sB,
+ * sC; op(B) = B ([K, N]) or, with bt, B^T for a B given as [N, K]. */
+static int gemm_rm(kj_gpu *g, int reference, kj_dtype dt, int bt, int64_t M, int64_t N,
+		   int64_t K, const void *A, int64_t sA, const void *B, int64_t sB, void *C,
+		   int64_t sC, int64_t batch, struct kj_err *err)
+{
+	size_t es = reference ? 8 : kj_dtype_size(dt);
+	cublasOperation_t opb = bt ? CUBLAS_OP_T : CUBLAS_OP_N;
+	int ldb = (int)(bt ? K : N);
+
+	if (M == 0 || N == 0 || batch == 0)
+		return 0;
+	if (K == 0) {
+		KJ_CUDA_CHECK(err, cudaMemsetAsync(C, 0, (size_t)(batch * M * N) * es, g->stream));
+		return 0;
+	}
+	if (M > INT_MAX || N > INT_MAX || K > INT_MAX || batch > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "matmul: dims M=%lld N=%lld K=%lld exceed cuBLAS's 32-bit sizes",
+				  (long long)M, (long long)N, (long long)K);
+	KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
+	if (reference) {
+		const double one = 1.0, zero = 0.0;
+		if (batch == 1)
+			KJ_CUBLAS_CHECK(err, cublasDgemm(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K,
+							 &one, (const double *)B, ldb, (const double *)A,
+							 (int)K, &zero, (double *)C, (int)N));
+		else
+			KJ_CUBLAS_CHECK(err, cublasDgemmStridedBatched(
+						     g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K,
+						     &one, (const double *)B, ldb, sB, (const double *)A,
+						     (int)K, sA, &zero, (double *)C, (int)N, sC, (int)batch));
+		return 0;
+	}
+	const float one = 1.0f, zero = 0.0f;
+	cudaDataType ty = cuda_type(dt);
+	KJ_CUBLAS_CHECK(err, cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH));
+	if (batch == 1)
+		KJ_CUBLAS_CHECK(err, cublasGemmEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one,
+						  B, ty, ldb, A, ty, (int)K, &zero, C, ty, (int)N,
+						  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+	else
+		KJ_CUBLAS_CHECK(err, cublasGemmStridedBatchedEx(
+					     g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one, B, ty,
+					     ldb, sB, A, ty, (int)K, sA, &zero, C, ty, (int)N, sC,
+					     (int)batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+	return 0;
+}
+
+int kj_cuda_matmul(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		   int reference, struct kj_err *err)
+{
+	kjb_mm gm;
+	kj_dtype dt = n->in[0].dtype;
+	size_t es = reference ? 8 : kj_dtype_size(dt);
+	int64_t s = 1, idx[KJ_MAX_RANK] = {0};
+	int a_full = 1, a_zero = 1, b_full = 1, b_zero = 1;
+
+	kjb_mm_geom(&n->in[0].shape, &n->in[1].shape, &gm);
+	for (int i = gm.brank - 1; i >= 0; i--) {
+		if (gm.bshape[i] == 1)
+			continue;
+		a_full &= gm.astr[i] == s;
+		a_zero &= gm.astr[i] == 0;
+		b_full &= gm.bstr[i] == s;
+		b_zero &= gm.bstr[i] == 0;
+		s *= gm.bshape[i];
+	}
+	if (gm.batch == 1)
+		return gemm_rm(g, reference, dt, 0, gm.M, gm.N, gm.K, in[0], 0, in[1], 0, out, 0, 1, err);
+	if (a_full && b_zero)
+		return gemm_rm(g, reference, dt, 0, gm.batch * gm.M, gm.N, gm.K, in[0], 0, in[1], 0,
+			       out, 0, 1, err);
+	if ((a_full || a_zero) && (b_full || b_zero))
+		return gemm_rm(g, reference, dt, 0, gm.M, gm.N, gm.K, in[0], a_full ? gm.M * gm.K : 0,
+			       in[1], b_full ? gm.K * gm.N : 0, out, gm.M * gm.N, gm.batch, err);
+	for (int64_t t = 0; t < gm.batch; t++) {
+		int64_t ao = 0, bo = 0;
+		int rc;
+		for (int i = 0; i < gm.brank; i++) {
+			ao += idx[i] * gm.astr[i];
+			bo += idx[i] * gm.bstr[i];
+		}
+		rc = gemm_rm(g, reference, dt, 0, gm.M, gm.N, gm.K,
+			     (const char *)in[0] + (size_t)(ao * gm.M * gm.K) * es, 0,
+			     (const char *)in[1] + (size_t)(bo * gm.K * gm.N) * es, 0,
+			     (char *)out + (size_t)(t * gm.M * gm.N) * es, 0, 1, err);
+		if (rc)
+			return rc;
+		for (int i = gm.brank - 1; i >= 0; i--) {
+			if (++idx[i] < gm.bshape[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+	return 0;
+}
+
+/* y[m, o] += bias[o] over [M, O]. */
+template <class T>
+__global__ void bias_rows_k(T *__restrict__ y, const T *__restrict__ bias, int64_t M, int64_t O)
+{
+	int64_t n = M * O, stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		y[i] = kjt<T>::st(kjt<T>::ld(y[i]) + kjt<T>::ld(bias[i % O]));
+}
+
+template <class T>
+static int bias_launch(kj_gpu *g, void *y, const void *bias, int64_t M, int64_t O,
+		       struct kj_err *err)
+{
+	if (M * O == 0)
+		return 0;
+	bias_rows_k<T><<<kj_blocks(g, M * O, 256), 256, 0, g->stream>>>((T *)y, (const T *)bias, M, O);
+	KJ_LAUNCH_CHECK(err, "linear bias");
+	return 0;
+}
+
+#define LT_TRY(call) \
+	do { \
+		if (st == CUBLAS_STATUS_SUCCESS) \
+			st = (call); \
+	} while (0)
+
+/* y = x @ w^T + bias through cuBLASLt's bias epilogue.  *done = 0 (and 0
+ * returned) when Lt has no algorithm for the shape: the caller falls back. */
+static int lt_linear(kj_gpu *g, kj_dtype dt, int64_t M, int64_t K, int64_t O, const void *x,
+		     const void *w, const void *bias, void *y, int *done, struct kj_err *err)
+{
+	cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+	cublasLtMatmulDesc_t op = NULL;
+	cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t res;
+	cublasOperation_t opt = CUBLAS_OP_T, opn = CUBLAS_OP_N;
+	cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+	cudaDataType ty = cuda_type(dt);
+	uint64_t ws = g->workspace_bytes;
+	int nres = 0;
+	const float one = 1.0f, zero = 0.0f;
+
+	*done = 0;
+	memset(&res, 0, sizeof(res));
+	LT_TRY(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+	LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opt, sizeof(opt)));
+	LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opn, sizeof(opn)));
+	LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+	LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+					      sizeof(bias)));
+	/* column-major: w is K x O (ld K) used transposed, x is K x M, y is O x M */
+	LT_TRY(cublasLtMatrixLayoutCreate(&la, ty, (uint64_t)K, (uint64_t)O, K));
+	LT_TRY(cublasLtMatrixLayoutCreate(&lb, ty, (uint64_t)K, (uint64_t)M, K));
+	LT_TRY(cublasLtMatrixLayoutCreate(&lc, ty, (uint64_t)O, (uint64_t)M, O));
+	LT_TRY(cublasLtMatmulPreferenceCreate(&pref));
+	LT_TRY(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+						    &ws, sizeof(ws)));
+	LT_TRY(cublasLtMatmulAlgoGetHeuristic(g->lt, op, la, lb, lc, lc, pref, 1, &res, &nres));
+	if (st == CUBLAS_STATUS_SUCCESS && nres > 0) {
+		st = cublasLtMatmul(g->lt, op, &one, w, la, x, lb, &zero, y, lc, y, lc, &res.algo,
+				    g->workspace, g->workspace_bytes, g->stream);
+		*done = st == CUBLAS_STATUS_SUCCESS;
+	} else {
+		st = CUBLAS_STATUS_SUCCESS;
+	}
+	if (pref)
+		cublasLtMatmulPreferenceDestroy(pref);
+	if (lc)
+		cublasLtMatrixLayoutDestroy(lc);
+	if (lb)
+		cublasLtMatrixLayoutDestroy(lb);
+	if (la)
+		cublasLtMatrixLayoutDestroy(la);
+	if (op)
+		cublasLtMatmulDescDestroy(op);
+	if (st != CUBLAS_STATUS_SUCCESS)
+		return kj_err_set(err, KJ_E_CUDA, "linear: cuBLASLt failed: %s",
+				  cublasGetStatusString(st));
+	return 0;
+}
+
+int kj_cuda_linear(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		   int reference, struct kj_err *err)
+{
+	const kj_shape *xs = &n->in[0].shape;
+	int64_t K = xs->d[xs->rank - 1], O = n->in[1].shape.d[0], M = 1;
+	kj_dtype dt = n->in[0].dtype;
+	const void *bias = n->present[2] ? in[2] : NULL;
+	int rc, done = 0;
+
+	for (int i = 0; i < xs->rank - 1; i++)
+		M *= xs->d[i];
+	if (M == 0 || O == 0)
+		return 0;
+	if (!reference && bias && K > 0 && M <= INT_MAX && O <= INT_MAX && K <= INT_MAX) {
+		rc = lt_linear(g, dt, M, K, O, in[0], in[1], bias, out, &done, err);
+		if (rc || done)
+			return rc;
+	}
+	rc = gemm_rm(g, reference, dt, 1, M, O, K, in[0], 0, in[1], 0, out, 0, 1, err);
+	if (rc || !bias)
+		return rc;
+	if (reference)
+		return bias_launch<double>(g, out, bias, M, O, err);
+	switch (dt) {
+	case KJ_F16:
+		return bias_launch<__half>(g, out, bias, M, O, err);
+	case KJ_BF16:
+		return bias_launch<__nv_bfloat16>(g, out, bias, M, O, err);
+	default:
+		return bias_launch<float>(g, out, bias, M, O, err);
+	}
+}

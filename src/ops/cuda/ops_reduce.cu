@@ -1,0 +1,897 @@
+/*
+ * CUDA reductions of table A (sum, mean, prod, max, min, argmax, argmin,
+ * logsumexp, var, std), the along-a-dim ops softmax, log_softmax and cumsum,
+ * for the eager baseline and the reference.  Semantics mirror
+ * src/ops/cpu/reduce_impl.h, NaN rules included; only the order of the
+ * additions differs (tree instead of left to right).
+ *
+ * The input is viewed as [outer, len, inner] around the reduced dim, as on
+ * the CPU.  Each reduction is a state with init/add/merge/fin (a reducer R),
+ * run by one of three kernels:
+ *   - inner == 1 or tiny, short runs: one warp per output;
+ *   - inner == 1 or tiny, long runs: one block per output, 16-byte loads; a
+ *     few very long runs are also split across blocks (partial states in
+ *     g->workspace, merged in order by a second kernel);
+ *   - a middle dim (inner >= 4): threads along inner so that loads are
+ *     coalesced, a block's rows (threadIdx.y) splitting the run when there
+ *     are few outputs, and again a split across blocks when that is not
+ *     enough.
+ * Softmax/log_softmax use online (max, sum) statistics: a warp per row up to
+ * 1024 elements, else a block per row that keeps the row in shared memory
+ * when it fits and otherwise reads it twice; a thread per column for a
+ * middle dim.  Cumsum is a block scan per row (or a thread per column).
+ */
+#include "ops/cuda/ops_common.cuh"
+
+struct kj_rpar {
+	int64_t corr;
+	int is_std;
+};
+
+/* ---- element loaders: typed (vectorisable) or by runtime dtype ---- */
+
+template <class T> struct ld_typed {
+	typedef typename kjt<T>::acc A;
+	enum { N = kjv<T>::N };
+	const T *p;
+	__device__ __forceinline__ A ld(int64_t i) const { return kjt<T>::ld(p[i]); }
+	/* i a multiple of N from an aligned base */
+	__device__ __forceinline__ void ldv(int64_t i, A *v) const
+	{
+		kjv<T> e = *(const kjv<T> *)(p + i);
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			v[k] = kjt<T>::ld(e.e[k]);
+	}
+};
+
+template <class AT> struct ld_dyn {
+	typedef AT A;
+	enum { N = 1 };
+	const void *p;
+	int dt;
+	__device__ __forceinline__ A ld(int64_t i) const { return (A)kjd_load(dt, p, (size_t)i); }
+	__device__ __forceinline__ void ldv(int64_t i, A *v) const { v[0] = ld(i); }
+};
+
+/* ---- reducers ---- */
+
+template <class A> struct R_sum {
+	typedef A S;
+	static __device__ __forceinline__ S init() { return 0; }
+	static __device__ __forceinline__ S add(S s, A x, int64_t) { return s + x; }
+	static __device__ __forceinline__ S merge(S a, S b) { return a + b; }
+	static __device__ __forceinline__ double fin(const S &s, int64_t, const kj_rpar &)
+	{
+		return (double)s;
+	}
+};
+
+template <class A> struct R_mean : R_sum<A> {
+	static __device__ __forceinline__ double fin(const A &s, int64_t len, const kj_rpar &)
+	{
+		return (double)(s / (A)len);
+	}
+};
+
+template <class A> struct R_prod {
+	typedef A S;
+	static __device__ __forceinline__ S init() { return 1; }
+	static __device__ __forceinline__ S add(S s, A x, int64_t) { return s * x; }
+	static __device__ __forceinline__ S merge(S a, S b) { return a * b; }
+	static __device__ __forceinline__ double fin(const S &s, int64_t, const kj_rpar &)
+	{
+		return (double)s;
+	}
+};
+
+/* Extreme value and its index: the first NaN if any, else the first
+ * occurrence of the largest (SIGN > 0) or smallest value.  i < 0: empty. */
+template <class A> struct ext_state {
+	long long i;
+	A v;
+};
+
+template <class A, int SIGN, int IDX> struct R_ext {
+	typedef ext_state<A> S;
+	static __device__ __forceinline__ S init()
+	{
+		S s;
+		s.i = -1;
+		s.v = 0;
+		return s;
+	}
+	static __device__ __forceinline__ bool better(A x, A y)
+	{
+		return SIGN > 0 ? x > y : x < y;
+	}
+	/* elements of one thread arrive in increasing index */
+	static __device__ __forceinline__ S add(S s, A x, int64_t j)
+	{
+		if (s.i < 0 || (s.v == s.v && (x != x || better(x, s.v)))) {
+			s.v = x;
+			s.i = j;
+		}
+		return s;
+	}
+	static __device__ __forceinline__ S merge(S a, S b)
+	{
+		if (a.i < 0)
+			return b;
+		if (b.i < 0)
+			return a;
+		bool an = a.v != a.v, bn = b.v != b.v;
+		if (an || bn) {
+			if (an && bn)
+				return a.i < b.i ? a : b;
+			return an ? a : b;
+		}
+		if (better(a.v, b.v))
+			return a;
+		if (better(b.v, a.v))
+			return b;
+		return a.i < b.i ? a : b;
+	}
+	static __device__ __forceinline__ double fin(const S &s, int64_t, const kj_rpar &)
+	{
+		return IDX ? (double)s.i : (double)s.v;
+	}
+};
+/* max/min values alone: NaN if any is NaN, else the extreme; no index to
+ * carry.  Runs are never empty (infer rejects it). */
+template <class A, int SIGN> struct R_extv {
+	typedef A S;
+	static __device__ __forceinline__ S init() { return SIGN > 0 ? -m_inf<A>() : m_inf<A>(); }
+	static __device__ __forceinline__ S merge(S a, S b)
+	{
+		if (a != a)
+			return a;
+		if (b != b)
+			return b;
+		return (SIGN > 0 ? b > a : b < a) ? b : a;
+	}
+	static __device__ __forceinline__ S add(S s, A x, int64_t) { return merge(s, x); }
+	static __device__ __forceinline__ double fin(const S &s, int64_t, const kj_rpar &)
+	{
+		return (double)s;
+	}
+};
+template <class A> using R_max = R_extv<A, 1>;
+template <class A> using R_min = R_extv<A, -1>;
+template <class A> using R_argmax = R_ext<A, 1, 1>;
+template <class A> using R_argmin = R_ext<A, -1, 1>;
+
+/* log(sum(exp(x - m))) + m with the CPU's cases: NaN if a NaN, +inf if a
+ * +inf, -inf if every value is -inf (or there are none). */
+template <class A> struct R_lse {
+	typedef kj_sm_state<A> S;
+	static __device__ __forceinline__ S init() { return kj_smx<A>::init(); }
+	static __device__ __forceinline__ S add(S s, A x, int64_t) { return kj_smx<A>::add(s, x); }
+	static __device__ __forceinline__ S merge(S a, S b) { return kj_smx<A>::merge(a, b); }
+	static __device__ __forceinline__ double fin(const S &s, int64_t, const kj_rpar &)
+	{
+		if (s.nan)
+			return (double)NAN;
+		if (isinf(s.m))
+			return (double)s.m;
+		return (double)(m_log(s.s) + s.m);
+	}
+};
+
+/* Welford's running mean and sum of squared deviations, merged with Chan's
+ * formula; divided by max(0, N - correction) as the CPU does. */
+template <class A> struct var_state {
+	A mean, m2;
+	long long n;
+};
+
+template <class A> struct R_var {
+	typedef var_state<A> S;
+	static __device__ __forceinline__ S init()
+	{
+		S s;
+		s.mean = 0;
+		s.m2 = 0;
+		s.n = 0;
+		return s;
+	}
+	static __device__ __forceinline__ S add(S s, A x, int64_t)
+	{
+		s.n++;
+		A d = x - s.mean;
+		s.mean += d / (A)s.n;
+		s.m2 += d * (x - s.mean);
+		return s;
+	}
+	static __device__ __forceinline__ S merge(S a, S b)
+	{
+		if (a.n == 0)
+			return b;
+		if (b.n == 0)
+			return a;
+		S r;
+		r.n = a.n + b.n;
+		A d = b.mean - a.mean, f = (A)b.n / (A)r.n;
+		r.mean = a.mean + d * f;
+		r.m2 = a.m2 + b.m2 + d * d * (A)a.n * f;
+		return r;
+	}
+	static __device__ __forceinline__ double fin(const S &s, int64_t len, const kj_rpar &rp)
+	{
+		double dof = (double)len - (double)rp.corr;
+		A v = s.m2 / (A)(dof > 0 ? dof : 0);
+		return rp.is_std ? (double)m_sqrt(v) : (double)v;
+	}
+};
+
+/* ---- reduction kernels ---- */
+
+struct kj_rgeom {
+	int64_t outer, len, inner, chunks, clen;
+	int vec;
+};
+
+template <class R, class L>
+__global__ void red_warp_k(L x, void *out, int odt, kj_rgeom gm, kj_rpar rp)
+{
+	typedef typename R::S S;
+	int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+	int64_t nout = gm.outer * gm.inner;
+
+	for (int64_t oi = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); oi < nout;
+	     oi += (int64_t)gridDim.x * wpb) {
+		int64_t o = oi / gm.inner, i = oi - o * gm.inner, base = o * gm.len * gm.inner + i;
+		S s = R::init();
+#pragma unroll 4
+		for (int64_t j = lane; j < gm.len; j += 32)
+			s = R::add(s, x.ld(base + j * gm.inner), j);
+		s = kj_warp_merge<R>(s);
+		if (lane == 0)
+			kjd_store(odt, out, (size_t)oi, R::fin(s, gm.len, rp));
+	}
+}
+
+template <class R, class L>
+__global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rgeom gm, kj_rpar rp)
+{
+	typedef typename R::S S;
+	typedef typename L::A A;
+	__shared__ S sm[32];
+	int64_t nwork = gm.outer * gm.inner * gm.chunks;
+
+	for (int64_t w = blockIdx.x; w < nwork; w += gridDim.x) {
+		int64_t oi = w / gm.chunks, c = w - oi * gm.chunks;
+		int64_t o = oi / gm.inner, i = oi - o * gm.inner, base = o * gm.len * gm.inner + i;
+		int64_t j0 = c * gm.clen, j1 = j0 + gm.clen < gm.len ? j0 + gm.clen : gm.len;
+		S s = R::init();
+		if (gm.vec) {
+			const int N = L::N;
+			int64_t nv = (j1 - j0) / N, bs = blockDim.x;
+			for (int64_t v = threadIdx.x; v < nv; v += 2 * bs) {
+				A e0[N], e1[N];
+				bool h = v + bs < nv;
+				x.ldv(base + j0 + v * N, e0);
+				if (h)
+					x.ldv(base + j0 + (v + bs) * N, e1);
+#pragma unroll
+				for (int k = 0; k < N; k++)
+					s = R::add(s, e0[k], j0 + v * N + k);
+				if (h) {
+#pragma unroll
+					for (int k = 0; k < N; k++)
+						s = R::add(s, e1[k], j0 + (v + bs) * N + k);
+				}
+			}
+		} else {
+#pragma unroll 4
+			for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x)
+				s = R::add(s, x.ld(base + j * gm.inner), j);
+		}
+		s = kj_block_merge<R>(s, sm);
+		if (threadIdx.x == 0) {
+			if (gm.chunks == 1)
+				kjd_store(odt, out, (size_t)oi, R::fin(s, gm.len, rp));
+			else
+				part[w] = s;
+		}
+	}
+}
+
+/* Block (bx, by): x along inner, y splitting the run; z = chunk. */
+template <class R, class L>
+__global__ void red_col_k(L x, void *out, int odt, typename R::S *part, kj_rgeom gm, kj_rpar rp)
+{
+	typedef typename R::S S;
+	__shared__ S sm[256];
+	int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
+	int64_t i = (int64_t)blockIdx.x * bx + tx, c = blockIdx.z;
+	int64_t j0 = c * gm.clen, j1 = j0 + gm.clen < gm.len ? j0 + gm.clen : gm.len;
+
+	for (int64_t o = blockIdx.y; o < gm.outer; o += gridDim.y) {
+		S s = R::init();
+		if (i < gm.inner) {
+			int64_t base = o * gm.len * gm.inner + i;
+#pragma unroll 4
+			for (int64_t j = j0 + ty; j < j1; j += by)
+				s = R::add(s, x.ld(base + j * gm.inner), j);
+		}
+		if (by > 1) {
+			sm[ty * bx + tx] = s;
+			__syncthreads();
+			if (ty == 0)
+				for (int k = 1; k < by; k++)
+					s = R::merge(s, sm[k * bx + tx]);
+			__syncthreads();
+		}
+		if (ty == 0 && i < gm.inner) {
+			int64_t oi = o * gm.inner + i;
+			if (gm.chunks == 1)
+				kjd_store(odt, out, (size_t)oi, R::fin(s, gm.len, rp));
+			else
+				part[oi * gm.chunks + c] = s;
+		}
+	}
+}
+
+/* The column case with many outputs: each thread owns N consecutive
+ * outputs and reads them with one 16-byte load per step of the run. */
+template <class R, class T>
+__global__ void red_colv_k(const T *__restrict__ x, void *out, int odt, typename R::S *part,
+			   kj_rgeom gm, kj_rpar rp)
+{
+	typedef typename R::S S;
+	const int N = kjv<T>::N;
+	int64_t iv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.z;
+	int64_t j0 = c * gm.clen, j1 = j0 + gm.clen < gm.len ? j0 + gm.clen : gm.len;
+
+	if (iv >= gm.inner / N)
+		return;
+	for (int64_t o = blockIdx.y; o < gm.outer; o += gridDim.y) {
+		const T *base = x + o * gm.len * gm.inner + iv * N;
+		S s[N];
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			s[k] = R::init();
+#pragma unroll 4
+		for (int64_t j = j0; j < j1; j++) {
+			kjv<T> e = *(const kjv<T> *)(base + j * gm.inner);
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				s[k] = R::add(s[k], kjt<T>::ld(e.e[k]), j);
+		}
+#pragma unroll
+		for (int k = 0; k < N; k++) {
+			int64_t oi = o * gm.inner + iv * N + k;
+			if (gm.chunks == 1)
+				kjd_store(odt, out, (size_t)oi, R::fin(s[k], gm.len, rp));
+			else
+				part[oi * gm.chunks + c] = s[k];
+		}
+	}
+}
+
+template <class R>
+__global__ void red_fin_k(const typename R::S *part, void *out, int odt, int64_t nout,
+			  int64_t chunks, int64_t len, kj_rpar rp)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
+		typename R::S s = part[oi * chunks];
+		for (int64_t c = 1; c < chunks; c++)
+			s = R::merge(s, part[oi * chunks + c]);
+		kjd_store(odt, out, (size_t)oi, R::fin(s, len, rp));
+	}
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+static unsigned cap_grid(int64_t want, int64_t cap)
+{
+	if (want < 1)
+		want = 1;
+	return (unsigned)(want < cap ? want : cap);
+}
+
+/* Launches red_colv_k when the loader is typed and rows of inner start on
+ * 16-byte boundaries; fills gm->chunks.  false: not applicable. */
+template <class R, class T>
+static bool try_colv(kj_gpu *g, ld_typed<T> x, bool aligned, void *out, int odt, kj_rgeom *gm,
+		     kj_rpar rp)
+{
+	typedef typename R::S S;
+	const int N = kjv<T>::N;
+	int64_t sms = g->info.sm_count, nout = gm->outer * gm->inner;
+	int64_t wsmax = (int64_t)(g->workspace_bytes / sizeof(S));
+	if (!aligned || gm->inner % N)
+		return false;
+	int64_t gx = ceil_div(gm->inner / N, 256), gy = gm->outer < 65535 ? gm->outer : 65535;
+	int64_t chunks = 1;
+	if (gx * gy < 2 * sms && gm->len >= 256) {
+		chunks = ceil_div(4 * sms, gx * gy);
+		if (chunks > gm->len / 64)
+			chunks = gm->len / 64;
+		if (chunks * nout > wsmax)
+			chunks = wsmax / nout;
+		if (chunks > 65535)
+			chunks = 65535;
+		if (chunks < 1)
+			chunks = 1;
+	}
+	gm->clen = ceil_div(gm->len, chunks);
+	gm->chunks = ceil_div(gm->len, gm->clen);
+	if (gm->chunks < 1)
+		gm->chunks = 1;
+	dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gm->chunks);
+	red_colv_k<R, T><<<grid, 256, 0, g->stream>>>(x.p, out, odt, (S *)g->workspace, *gm, rp);
+	return true;
+}
+
+template <class R, class AT>
+static bool try_colv(kj_gpu *, ld_dyn<AT>, bool, void *, int, kj_rgeom *, kj_rpar)
+{
+	return false;
+}
+
+template <class R, class L>
+static int red_launch(kj_gpu *g, L x, bool aligned, void *out, int odt, int64_t outer,
+		      int64_t len, int64_t inner, kj_rpar rp, struct kj_err *err)
+{
+	typedef typename R::S S;
+	int64_t nout = outer * inner, sms = g->info.sm_count;
+	int64_t wsmax = (int64_t)(g->workspace_bytes / sizeof(S));
+	S *part = (S *)g->workspace;
+	kj_rgeom gm;
+
+	if (nout == 0)
+		return 0;
+	gm.outer = outer;
+	gm.len = len;
+	gm.inner = inner;
+	gm.chunks = 1;
+	gm.clen = len;
+	gm.vec = 0;
+	if (inner < 4 && len <= 1024) {
+		red_warp_k<R, L><<<cap_grid(ceil_div(nout, 8), sms * 64), 256, 0, g->stream>>>(
+			x, out, odt, gm, rp);
+	} else if (inner < 4) {
+		int threads = len >= 8192 ? 512 : 256;
+		int64_t chunks = 1;
+		if (nout < 2 * sms && len > 16384) {
+			chunks = ceil_div(4 * sms, nout);
+			if (chunks > len / 4096)
+				chunks = len / 4096;
+			if (chunks * nout > wsmax)
+				chunks = wsmax / nout;
+			if (chunks < 1)
+				chunks = 1;
+		}
+		gm.clen = ceil_div(len, chunks);
+		if (inner == 1 && aligned && L::N > 1 && len % L::N == 0) {
+			gm.vec = 1;
+			gm.clen = ceil_div(gm.clen, L::N) * L::N;
+		}
+		gm.chunks = ceil_div(len, gm.clen);
+		red_block_k<R, L><<<cap_grid(nout * gm.chunks, sms * 32), threads, 0, g->stream>>>(
+			x, out, odt, part, gm, rp);
+	} else if ((nout >= sms * 512 || len <= 16) && try_colv<R>(g, x, aligned, out, odt, &gm, rp)) {
+		/* launched */
+	} else {
+		int bx = 256, by = 1;
+		if (nout < sms * 512 && len > 16) {
+			bx = 32;
+			by = 8;
+		}
+		int64_t gx = ceil_div(inner, bx), gy = outer < 65535 ? outer : 65535, chunks = 1;
+		if (gx * gy < 2 * sms && len >= by * 256) {
+			chunks = ceil_div(4 * sms, gx * gy);
+			if (chunks > len / (by * 32))
+				chunks = len / (by * 32);
+			if (chunks * nout > wsmax)
+				chunks = wsmax / nout;
+			if (chunks > 65535)
+				chunks = 65535;
+			if (chunks < 1)
+				chunks = 1;
+		}
+		gm.clen = ceil_div(len, chunks);
+		gm.chunks = ceil_div(len, gm.clen);
+		if (gm.chunks < 1)
+			gm.chunks = 1;
+		dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gm.chunks);
+		red_col_k<R, L><<<grid, dim3(bx, by), 0, g->stream>>>(x, out, odt, part, gm, rp);
+	}
+	if (gm.chunks > 1)
+		red_fin_k<R><<<kj_blocks(g, nout, 256), 256, 0, g->stream>>>(part, out, odt, nout,
+									      gm.chunks, len, rp);
+	KJ_LAUNCH_CHECK(err, "reduction");
+	return 0;
+}
+
+/* The normalised reduced dim, or -1 for all elements (dim=None). */
+static int red_dim(const kj_bnode *n)
+{
+	int d = -1;
+	if (kjo_attr_given(n, 0) &&
+	    kjo_norm_dim("", kjo_attr_i(n, 0, 0), n->in[0].shape.rank, &d, NULL, 0))
+		d = -1;
+	return d;
+}
+
+template <template <class> class RT>
+static int red_run(kj_gpu *g, const kj_bnode *n, const void *x, void *out, int reference,
+		   kj_rpar rp, struct kj_err *err)
+{
+	int64_t outer, len, inner;
+	kj_dtype it = n->in[0].dtype;
+	int odt = kj_buf_dt(n->out.dtype, reference);
+	bool al = kj_aligned16(x);
+
+	kjo_split(&n->in[0].shape, red_dim(n), &outer, &len, &inner);
+	if (reference)
+		return red_launch<RT<double>>(g, ld_typed<double>{(const double *)x}, al, out, odt,
+					      outer, len, inner, rp, err);
+	switch (it) {
+	case KJ_F32:
+		return red_launch<RT<float>>(g, ld_typed<float>{(const float *)x}, al, out, odt,
+					     outer, len, inner, rp, err);
+	case KJ_F16:
+		return red_launch<RT<float>>(g, ld_typed<__half>{(const __half *)x}, al, out, odt,
+					     outer, len, inner, rp, err);
+	case KJ_BF16:
+		return red_launch<RT<float>>(g, ld_typed<__nv_bfloat16>{(const __nv_bfloat16 *)x},
+					     al, out, odt, outer, len, inner, rp, err);
+	default:
+		/* integer or bool input: float arithmetic only for a float result */
+		if (kjo_is_float(n->out.dtype))
+			return red_launch<RT<float>>(g, ld_dyn<float>{x, (int)it}, false, out, odt,
+						     outer, len, inner, rp, err);
+		return red_launch<RT<double>>(g, ld_dyn<double>{x, (int)it}, false, out, odt, outer,
+					      len, inner, rp, err);
+	}
+}
+
+/* mean/var/std take floating input only (infer), so they skip the integer
+ * instantiations. */
+template <template <class> class RT>
+static int red_run_float(kj_gpu *g, const kj_bnode *n, const void *x, void *out, int reference,
+			 kj_rpar rp, struct kj_err *err)
+{
+	int64_t outer, len, inner;
+	int odt = kj_buf_dt(n->out.dtype, reference);
+	bool al = kj_aligned16(x);
+
+	kjo_split(&n->in[0].shape, red_dim(n), &outer, &len, &inner);
+	if (reference)
+		return red_launch<RT<double>>(g, ld_typed<double>{(const double *)x}, al, out, odt,
+					      outer, len, inner, rp, err);
+	switch (n->in[0].dtype) {
+	case KJ_F32:
+		return red_launch<RT<float>>(g, ld_typed<float>{(const float *)x}, al, out, odt,
+					     outer, len, inner, rp, err);
+	case KJ_F16:
+		return red_launch<RT<float>>(g, ld_typed<__half>{(const __half *)x}, al, out, odt,
+					     outer, len, inner, rp, err);
+	case KJ_BF16:
+		return red_launch<RT<float>>(g, ld_typed<__nv_bfloat16>{(const __nv_bfloat16 *)x},
+					     al, out, odt, outer, len, inner, rp, err);
+	default:
+		return kj_err_set(err, KJ_E_INTERNAL, "%s: input dtype %s is not floating point",
+				  n->op->name, kj_dtype_name(n->in[0].dtype));
+	}
+}
+
+#define RED_OP(name, RUN, RT, SETUP) \
+	int kj_cuda_##name(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, \
+			   int reference, struct kj_err *err) \
+	{ \
+		kj_rpar rp = {0, 0}; \
+		SETUP; \
+		return RUN<RT>(g, n, in[0], out, reference, rp, err); \
+	}
+
+RED_OP(sum, red_run, R_sum, )
+RED_OP(mean, red_run_float, R_mean, )
+RED_OP(prod, red_run, R_prod, )
+RED_OP(max, red_run, R_max, )
+RED_OP(min, red_run, R_min, )
+RED_OP(argmax, red_run, R_argmax, )
+RED_OP(argmin, red_run, R_argmin, )
+RED_OP(logsumexp, red_run, R_lse, )
+RED_OP(var, red_run_float, R_var, rp.corr = kjo_attr_i(n, 1, 1))
+RED_OP(std, red_run_float, R_var, rp.corr = kjo_attr_i(n, 1, 1); rp.is_std = 1)
+
+/* ---- softmax, log_softmax ---- */
+
+template <class A, bool LOG> __device__ __forceinline__ A sm_out(A x, A m, A s, A ls)
+{
+	return LOG ? x - m - ls : m_exp(x - m) / s;
+}
+
+template <class T, bool LOG>
+__global__ void softmax_warp_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t len)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	typedef kj_smx<A> SM;
+	int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+
+	for (int64_t r = (int64_t)blockIdx.x * wpb + (threadIdx.x >> 5); r < rows;
+	     r += (int64_t)gridDim.x * wpb) {
+		const T *xr = x + r * len;
+		T *yr = y + r * len;
+		typename SM::S st = SM::init();
+#pragma unroll 4
+		for (int64_t j = lane; j < len; j += 32)
+			st = SM::add(st, tt::ld(xr[j]));
+		st = kj_warp_merge<SM>(st);
+		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0;
+#pragma unroll 4
+		for (int64_t j = lane; j < len; j += 32)
+			yr[j] = tt::st(sm_out<A, LOG>(tt::ld(xr[j]), st.m, s, ls));
+	}
+}
+
+/* cache: the row in shared memory (dynamic, len elements) or NULL.  Each
+ * thread reads back only what it wrote itself, so no barrier is needed
+ * between the two passes beyond the merge's. */
+template <class T, bool LOG>
+__global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows,
+				int64_t len, int use_cache, int vec)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	typedef kj_smx<A> SM;
+	const int N = kjv<T>::N;
+	extern __shared__ int4 dsm[];
+	__shared__ typename SM::S red[32];
+	T *cache = (T *)dsm;
+	int64_t bs = blockDim.x;
+
+	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		const T *xr = x + r * len;
+		T *yr = y + r * len;
+		typename SM::S st = SM::init();
+		if (vec) {
+			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
+				kjv<T> e = ((const kjv<T> *)xr)[v];
+				if (use_cache)
+					((kjv<T> *)cache)[v] = e;
+#pragma unroll
+				for (int k = 0; k < N; k++)
+					st = SM::add(st, tt::ld(e.e[k]));
+			}
+		} else {
+			for (int64_t j = threadIdx.x; j < len; j += bs) {
+				T e = xr[j];
+				if (use_cache)
+					cache[j] = e;
+				st = SM::add(st, tt::ld(e));
+			}
+		}
+		st = kj_block_merge<SM>(st, red);
+		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0;
+		if (vec) {
+			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
+				kjv<T> e = use_cache ? ((const kjv<T> *)cache)[v] : ((const kjv<T> *)xr)[v];
+#pragma unroll
+				for (int k = 0; k < N; k++)
+					e.e[k] = tt::st(sm_out<A, LOG>(tt::ld(e.e[k]), st.m, s, ls));
+				((kjv<T> *)yr)[v] = e;
+			}
+		} else {
+			for (int64_t j = threadIdx.x; j < len; j += bs)
+				yr[j] = tt::st(sm_out<A, LOG>(tt::ld(use_cache ? cache[j] : xr[j]), st.m,
+							      s, ls));
+		}
+		__syncthreads();
+	}
+}
+
+template <class T, bool LOG>
+__global__ void softmax_col_k(const T *__restrict__ x, T *__restrict__ y, int64_t outer,
+			      int64_t len, int64_t inner)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	typedef kj_smx<A> SM;
+	int64_t nout = outer * inner, stride = (int64_t)gridDim.x * blockDim.x;
+
+	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
+		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
+		typename SM::S st = SM::init();
+		for (int64_t j = 0; j < len; j++)
+			st = SM::add(st, tt::ld(x[base + j * inner]));
+		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0;
+		for (int64_t j = 0; j < len; j++)
+			y[base + j * inner] = tt::st(sm_out<A, LOG>(tt::ld(x[base + j * inner]), st.m, s, ls));
+	}
+}
+
+/* Rows up to this many bytes stay in shared memory between the passes. */
+#define KJ_SOFTMAX_CACHE_BYTES (96 * 1024)
+
+template <class T, bool LOG>
+static int softmax_launch(kj_gpu *g, const T *x, T *y, int64_t outer, int64_t len, int64_t inner,
+			  struct kj_err *err)
+{
+	int64_t sms = g->info.sm_count;
+	if (outer * inner == 0 || len == 0)
+		return 0;
+	if (inner > 1) {
+		softmax_col_k<T, LOG><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
+			x, y, outer, len, inner);
+	} else if (len <= 1024) {
+		softmax_warp_k<T, LOG><<<cap_grid(ceil_div(outer, 8), sms * 64), 256, 0, g->stream>>>(
+			x, y, outer, len);
+	} else {
+		int threads = len >= 16384 ? 1024 : len >= 4096 ? 512 : 256;
+		int vec = kj_aligned16(x) && kj_aligned16(y) && len % kjv<T>::N == 0;
+		size_t bytes = (size_t)len * sizeof(T);
+		int cache = bytes <= KJ_SOFTMAX_CACHE_BYTES;
+		if (cache && bytes > 48 * 1024)
+			KJ_CUDA_CHECK(err, cudaFuncSetAttribute(softmax_block_k<T, LOG>,
+								cudaFuncAttributeMaxDynamicSharedMemorySize,
+								KJ_SOFTMAX_CACHE_BYTES));
+		softmax_block_k<T, LOG><<<cap_grid(outer, sms * 16), threads, cache ? bytes : 0,
+					  g->stream>>>(x, y, outer, len, cache, vec);
+	}
+	KJ_LAUNCH_CHECK(err, LOG ? "log_softmax" : "softmax");
+	return 0;
+}
+
+template <bool LOG>
+static int softmax_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, int reference,
+		       struct kj_err *err)
+{
+	int64_t outer, len, inner;
+	kjo_split(&n->in[0].shape, red_dim(n), &outer, &len, &inner);
+	if (reference)
+		return softmax_launch<double, LOG>(g, (const double *)x, (double *)y, outer, len,
+						   inner, err);
+	switch (n->in[0].dtype) {
+	case KJ_F32:
+		return softmax_launch<float, LOG>(g, (const float *)x, (float *)y, outer, len, inner,
+						  err);
+	case KJ_F16:
+		return softmax_launch<__half, LOG>(g, (const __half *)x, (__half *)y, outer, len,
+						   inner, err);
+	case KJ_BF16:
+		return softmax_launch<__nv_bfloat16, LOG>(g, (const __nv_bfloat16 *)x,
+							  (__nv_bfloat16 *)y, outer, len, inner, err);
+	default:
+		return kj_err_set(err, KJ_E_INTERNAL, "%s: input dtype %s is not floating point",
+				  n->op->name, kj_dtype_name(n->in[0].dtype));
+	}
+}
+
+int kj_cuda_softmax(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		    int reference, struct kj_err *err)
+{
+	return softmax_run<false>(g, n, in[0], out, reference, err);
+}
+
+int kj_cuda_log_softmax(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			int reference, struct kj_err *err)
+{
+	return softmax_run<true>(g, n, in[0], out, reference, err);
+}
+
+/* ---- cumsum ---- */
+
+#define KJ_SCAN_ITEMS 4
+
+/* One block per row, tiles of blockDim * 4 consecutive elements: a scan in
+ * each thread's registers, a warp scan of the thread totals, a scan of the
+ * warp totals, and a running carry from tile to tile. */
+template <class T>
+__global__ void cumsum_row_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t len)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	__shared__ A wsum[32];
+	int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	int64_t tile = (int64_t)blockDim.x * KJ_SCAN_ITEMS;
+
+	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		const T *xr = x + r * len;
+		T *yr = y + r * len;
+		A carry = 0;
+		for (int64_t t0 = 0; t0 < len; t0 += tile) {
+			int64_t j = t0 + (int64_t)threadIdx.x * KJ_SCAN_ITEMS;
+			A v[KJ_SCAN_ITEMS];
+#pragma unroll
+			for (int k = 0; k < KJ_SCAN_ITEMS; k++)
+				v[k] = j + k < len ? tt::ld(xr[j + k]) : (A)0;
+#pragma unroll
+			for (int k = 1; k < KJ_SCAN_ITEMS; k++)
+				v[k] += v[k - 1];
+			A tot = v[KJ_SCAN_ITEMS - 1], incl = tot;
+#pragma unroll
+			for (int off = 1; off < 32; off <<= 1) {
+				A u = __shfl_up_sync(0xffffffffu, incl, off);
+				if (lane >= off)
+					incl += u;
+			}
+			if (lane == 31)
+				wsum[wid] = incl;
+			__syncthreads();
+			if (wid == 0) {
+				A w = lane < nw ? wsum[lane] : (A)0;
+#pragma unroll
+				for (int off = 1; off < 32; off <<= 1) {
+					A u = __shfl_up_sync(0xffffffffu, w, off);
+					if (lane >= off)
+						w += u;
+				}
+				wsum[lane] = w;
+			}
+			__syncthreads();
+			A pre = carry + (wid > 0 ? wsum[wid - 1] : (A)0) + (incl - tot);
+#pragma unroll
+			for (int k = 0; k < KJ_SCAN_ITEMS; k++)
+				if (j + k < len)
+					yr[j + k] = tt::st(pre + v[k]);
+			carry += wsum[nw - 1];
+			__syncthreads();
+		}
+	}
+}
+
+/* A middle dim, or integer input (exact in double, i64 result): one thread
+ * per (outer, inner) run, coalesced across inner. */
+template <class L>
+__global__ void cumsum_col_k(L x, void *y, int ydt, int64_t outer, int64_t len, int64_t inner)
+{
+	typedef typename L::A A;
+	int64_t nout = outer * inner, stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
+		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
+		A acc = 0;
+		for (int64_t j = 0; j < len; j++) {
+			acc += x.ld(base + j * inner);
+			kjd_store(ydt, y, (size_t)(base + j * inner), (double)acc);
+		}
+	}
+}
+
+template <class T>
+static void cumsum_typed(kj_gpu *g, const void *x, void *y, int ydt, int64_t outer, int64_t len,
+			 int64_t inner)
+{
+	if (inner == 1 && len > 64) {
+		int threads = len >= 4096 ? 512 : 128;
+		cumsum_row_k<T><<<cap_grid(outer, g->info.sm_count * 32), threads, 0, g->stream>>>(
+			(const T *)x, (T *)y, outer, len);
+	} else {
+		cumsum_col_k<ld_typed<T>><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
+			ld_typed<T>{(const T *)x}, y, ydt, outer, len, inner);
+	}
+}
+
+int kj_cuda_cumsum(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		   int reference, struct kj_err *err)
+{
+	int64_t outer, len, inner;
+	kj_dtype it = n->in[0].dtype;
+	int ydt = kj_buf_dt(n->out.dtype, reference);
+
+	kjo_split(&n->in[0].shape, red_dim(n), &outer, &len, &inner);
+	if (outer * inner == 0 || len == 0)
+		return 0;
+	if (reference)
+		cumsum_typed<double>(g, in[0], out, ydt, outer, len, inner);
+	else if (it == KJ_F32)
+		cumsum_typed<float>(g, in[0], out, ydt, outer, len, inner);
+	else if (it == KJ_F16)
+		cumsum_typed<__half>(g, in[0], out, ydt, outer, len, inner);
+	else if (it == KJ_BF16)
+		cumsum_typed<__nv_bfloat16>(g, in[0], out, ydt, outer, len, inner);
+	else
+		cumsum_col_k<ld_dyn<double>><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
+			ld_dyn<double>{in[0], (int)it}, out, ydt, outer, len, inner);
+	KJ_LAUNCH_CHECK(err, "cumsum");
+	return 0;
+}

@@ -1,0 +1,309 @@
+/*
+ * CUDA layout ops: transpose and permute (a dense copy in the new order),
+ * reshape and copy (a device-to-device copy), and cast.  Layout ops move
+ * elements as opaque words of the buffer's element size, so one kernel
+ * serves every dtype and the reference's doubles.
+ *
+ * A permutation is first coalesced (unit dims dropped, dims that stay
+ * adjacent in both layouts merged).  If the innermost output dim is also
+ * contiguous in the input, rows are copied straight (the row kernel takes
+ * any input stride, so it is also the fallback); otherwise 32x32 tiles
+ * pass through shared memory so that both the reads (along the input's
+ * contiguous dim) and the writes (along the output's) are coalesced.
+ */
+#include "ops/cuda/ops_common.cuh"
+
+struct kj_pgeom {
+	int r;
+	int64_t d[KJ_MAX_RANK];   /* output extents */
+	int64_t ist[KJ_MAX_RANK]; /* input stride of each output dim */
+	int64_t ost[KJ_MAX_RANK]; /* output stride of each output dim */
+	int p;                    /* output dim with input stride 1 (tiled case) */
+	int64_t batch;            /* product of dims other than p and r-1 */
+};
+
+/* Input and output offsets of batch index b over every dim except p and
+ * r-1 (the tiled ones), or of row b over dims 0..r-2 when p < 0. */
+__device__ __forceinline__ void perm_base(const kj_pgeom &gm, int64_t b, int64_t *io, int64_t *oo)
+{
+	int64_t i = 0, o = 0;
+	for (int k = gm.r - 2; k >= 0; k--) {
+		if (k == gm.p)
+			continue;
+		int64_t q = b / gm.d[k], c = b - q * gm.d[k];
+		i += c * gm.ist[k];
+		o += c * gm.ost[k];
+		b = q;
+	}
+	*io = i;
+	*oo = o;
+}
+
+template <class E> __global__ void perm_rows_k(const E *__restrict__ x, E *__restrict__ y, kj_pgeom gm)
+{
+	int64_t inner = gm.d[gm.r - 1], sj = gm.ist[gm.r - 1];
+	for (int64_t row = blockIdx.y; row < gm.batch; row += gridDim.y) {
+		int64_t io, oo;
+		perm_base(gm, row, &io, &oo);
+		for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < inner;
+		     j += (int64_t)gridDim.x * blockDim.x)
+			y[oo + j] = x[io + j * sj];
+	}
+}
+
+/* Block 32x8; tile (P, Q) = 32x32 of output dims p and r-1. */
+template <class E> __global__ void perm_tile_k(const E *__restrict__ x, E *__restrict__ y, kj_pgeom gm)
+{
+	__shared__ E tile[32][33];
+	int q = gm.r - 1;
+	int64_t P = gm.d[gm.p], Q = gm.d[q], sq = gm.ist[q], sp = gm.ost[gm.p];
+	int64_t tiles_q = (Q + 31) / 32, tiles_p = (P + 31) / 32;
+	int tx = threadIdx.x, ty = threadIdx.y;
+
+	for (int64_t b = blockIdx.z; b < gm.batch; b += gridDim.z) {
+		int64_t io, oo;
+		perm_base(gm, b, &io, &oo);
+		for (int64_t tp = blockIdx.y; tp < tiles_p; tp += gridDim.y) {
+			for (int64_t tq = blockIdx.x; tq < tiles_q; tq += gridDim.x) {
+				int64_t p0 = tp * 32, q0 = tq * 32;
+				for (int i = ty; i < 32; i += 8) {
+					int64_t pp = p0 + tx, qq = q0 + i;
+					if (pp < P && qq < Q)
+						tile[i][tx] = x[io + pp + qq * sq];
+				}
+				__syncthreads();
+				for (int i = ty; i < 32; i += 8) {
+					int64_t pp = p0 + i, qq = q0 + tx;
+					if (pp < P && qq < Q)
+						y[oo + pp * sp + qq] = tile[tx][i];
+				}
+				__syncthreads();
+			}
+		}
+	}
+}
+
+template <class E> static void perm_launch(kj_gpu *g, const void *x, void *y, const kj_pgeom &gm)
+{
+	if (gm.p < 0) {
+		int64_t inner = gm.d[gm.r - 1], gyy = gm.batch < 65535 ? gm.batch : 65535;
+		unsigned gx = kj_blocks(g, inner, 256);
+		if (gm.batch > 1 && gx > (unsigned)((inner + 255) / 256))
+			gx = (unsigned)((inner + 255) / 256);
+		perm_rows_k<E><<<dim3(gx, (unsigned)gyy), 256, 0, g->stream>>>((const E *)x, (E *)y, gm);
+		return;
+	}
+	int64_t tq = (gm.d[gm.r - 1] + 31) / 32, tp = (gm.d[gm.p] + 31) / 32;
+	dim3 grid((unsigned)(tq < 65535 ? tq : 65535), (unsigned)(tp < 65535 ? tp : 65535),
+		  (unsigned)(gm.batch < 65535 ? gm.batch : 65535));
+	perm_tile_k<E><<<grid, dim3(32, 8), 0, g->stream>>>((const E *)x, (E *)y, gm);
+}
+
+/* y = x with dim i of y being dim perm[i] of x. */
+static int permute_run(kj_gpu *g, const kj_bnode *n, const int *perm, const void *x, void *y,
+		       int reference, struct kj_err *err)
+{
+	const kj_shape *xs = &n->in[0].shape;
+	size_t es = reference ? 8 : kj_dtype_size(n->in[0].dtype);
+	int64_t xst[KJ_MAX_RANK], s = 1, total = kjo_numel(xs);
+	kj_pgeom gm;
+	int r = 0;
+
+	if (total == 0)
+		return 0;
+	for (int i = xs->rank - 1; i >= 0; i--) {
+		xst[i] = s;
+		s *= xs->d[i];
+	}
+	memset(&gm, 0, sizeof(gm));
+	for (int i = 0; i < xs->rank; i++) {
+		int64_t d = xs->d[perm[i]], st = xst[perm[i]];
+		if (d == 1)
+			continue;
+		if (r > 0 && gm.ist[r - 1] == st * d) {
+			gm.d[r - 1] *= d;
+			gm.ist[r - 1] = st;
+			continue;
+		}
+		gm.d[r] = d;
+		gm.ist[r++] = st;
+	}
+	if (r == 0 || (r == 1 && gm.ist[0] == 1)) {
+		KJ_CUDA_CHECK(err, cudaMemcpyAsync(y, x, (size_t)total * es, cudaMemcpyDeviceToDevice,
+						   g->stream));
+		return 0;
+	}
+	gm.r = r;
+	s = 1;
+	for (int i = r - 1; i >= 0; i--) {
+		gm.ost[i] = s;
+		s *= gm.d[i];
+	}
+	gm.p = -1;
+	if (gm.ist[r - 1] != 1)
+		for (int i = 0; i < r - 1; i++)
+			if (gm.ist[i] == 1)
+				gm.p = i;
+	gm.batch = 1;
+	for (int i = 0; i < r - 1; i++)
+		if (i != gm.p)
+			gm.batch *= gm.d[i];
+	switch (es) {
+	case 1:
+		perm_launch<uint8_t>(g, x, y, gm);
+		break;
+	case 2:
+		perm_launch<uint16_t>(g, x, y, gm);
+		break;
+	case 4:
+		perm_launch<uint32_t>(g, x, y, gm);
+		break;
+	default:
+		perm_launch<unsigned long long>(g, x, y, gm);
+		break;
+	}
+	KJ_LAUNCH_CHECK(err, n->op->name);
+	return 0;
+}
+
+int kj_cuda_transpose(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		      int reference, struct kj_err *err)
+{
+	int rank = n->in[0].shape.rank, perm[KJ_MAX_RANK], d0, d1, t;
+
+	if (rank == 0)
+		return kj_cuda_copy(g, n, in, out, reference, err);
+	for (int i = 0; i < rank; i++)
+		perm[i] = i;
+	d0 = kjb_norm_dim(n->attr[0].i, rank);
+	d1 = kjb_norm_dim(n->attr[1].i, rank);
+	t = perm[d0];
+	perm[d0] = perm[d1];
+	perm[d1] = t;
+	return permute_run(g, n, perm, in[0], out, reference, err);
+}
+
+int kj_cuda_permute(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		    int reference, struct kj_err *err)
+{
+	int rank = n->in[0].shape.rank, perm[KJ_MAX_RANK];
+	const int64_t *dims;
+
+	if (rank == 0)
+		return kj_cuda_copy(g, n, in, out, reference, err);
+	kjb_ints(&n->attr[0], &dims);
+	for (int i = 0; i < rank; i++)
+		perm[i] = kjb_norm_dim(dims[i], rank);
+	return permute_run(g, n, perm, in[0], out, reference, err);
+}
+
+int kj_cuda_copy(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	size_t es = reference ? 8 : kj_dtype_size(n->out.dtype);
+	size_t bytes = (size_t)kjo_numel(&n->out.shape) * es;
+
+	if (bytes)
+		KJ_CUDA_CHECK(err, cudaMemcpyAsync(out, in[0], bytes, cudaMemcpyDeviceToDevice,
+						   g->stream));
+	return 0;
+}
+
+int kj_cuda_reshape(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		    int reference, struct kj_err *err)
+{
+	return kj_cuda_copy(g, n, in, out, reference, err);
+}
+
+/* ---- cast ---- */
+
+/* Between float dtypes every value converts exactly through float, so the
+ * one rounding of kj_store's double -> float -> target is the only one. */
+template <class TI, class TO>
+__global__ void __launch_bounds__(256) cast_float_k(const TI *__restrict__ x, TO *__restrict__ y,
+						     int64_t n)
+{
+	const int N = 8;
+	struct alignas(sizeof(TI) * N) vi { TI e[N]; };
+	struct alignas(sizeof(TO) * N) vo { TO e[N]; };
+	int64_t nv = n / N, stride = (int64_t)gridDim.x * blockDim.x;
+	int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+	for (int64_t i = tid; i < nv; i += stride) {
+		vi a = ((const vi *)x)[i];
+		vo b;
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			b.e[k] = kjt<TO>::st(kjt<TI>::ld(a.e[k]));
+		((vo *)y)[i] = b;
+	}
+	for (int64_t i = nv * N + tid; i < n; i += stride)
+		y[i] = kjt<TO>::st(kjt<TI>::ld(x[i]));
+}
+
+/* The baseline's general case: kj_store's rules from the value as double. */
+__global__ void cast_dyn_k(const void *x, int xdt, void *y, int ydt, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		kjd_store(ydt, y, (size_t)i, kjd_load(xdt, x, (size_t)i));
+}
+
+/* The reference keeps doubles: each value becomes what the cast produces
+ * (the oracle's cast_value). */
+__global__ void cast_ref_k(const double *__restrict__ x, double *__restrict__ y, int ydt, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		y[i] = kjd_round_to(ydt, x[i]);
+}
+
+template <class TI>
+static bool cast_from(kj_gpu *g, const void *x, kj_dtype ot, void *y, int64_t n)
+{
+	unsigned blocks = kj_blocks(g, n / 8 > 0 ? n / 8 : n, 256);
+	switch (ot) {
+	case KJ_F32:
+		cast_float_k<TI, float><<<blocks, 256, 0, g->stream>>>((const TI *)x, (float *)y, n);
+		return true;
+	case KJ_F16:
+		cast_float_k<TI, __half><<<blocks, 256, 0, g->stream>>>((const TI *)x, (__half *)y, n);
+		return true;
+	case KJ_BF16:
+		cast_float_k<TI, __nv_bfloat16><<<blocks, 256, 0, g->stream>>>(
+			(const TI *)x, (__nv_bfloat16 *)y, n);
+		return true;
+	default:
+		return false;
+	}
+}
+
+int kj_cuda_cast(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	int64_t cnt = kjo_numel(&n->out.shape);
+	kj_dtype it = n->in[0].dtype, ot = n->out.dtype;
+	bool done = false;
+
+	if (cnt == 0)
+		return 0;
+	if (reference) {
+		cast_ref_k<<<kj_blocks(g, cnt, 256), 256, 0, g->stream>>>((const double *)in[0],
+									    (double *)out, ot, cnt);
+		KJ_LAUNCH_CHECK(err, "cast");
+		return 0;
+	}
+	/* 32-byte vectors of f32 need that alignment; cudaMalloc gives 256 */
+	if (((uintptr_t)in[0] & 31u) == 0 && ((uintptr_t)out & 31u) == 0) {
+		if (it == KJ_F32)
+			done = cast_from<float>(g, in[0], ot, out, cnt);
+		else if (it == KJ_F16)
+			done = cast_from<__half>(g, in[0], ot, out, cnt);
+		else if (it == KJ_BF16)
+			done = cast_from<__nv_bfloat16>(g, in[0], ot, out, cnt);
+	}
+	if (!done)
+		cast_dyn_k<<<kj_blocks(g, cnt, 256), 256, 0, g->stream>>>(in[0], it, out, ot, cnt);
+	KJ_LAUNCH_CHECK(err, "cast");
+	return 0;
+}

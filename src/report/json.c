@@ -1,0 +1,310 @@
+/*
+ * The kjudge.report/1 JSON object (docs/scores.md), the JSON and text of
+ * `kjudge compare`, and the JSONL of `kjudge export-pairs`.  Unknown figures
+ * are null, never a made-up zero.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_internal.h"
+
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+
+static json_t *num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* Sources and reasons may hold any bytes; JSON strings must be UTF-8. */
+static json_t *text(const char *s)
+{
+	json_t *j = json_string(s);
+	char *c;
+	size_t n;
+	if (j)
+		return j;
+	n = strlen(s);
+	c = malloc(n + 1);
+	if (!c)
+		return json_null();
+	for (size_t i = 0; i < n; i++)
+		c[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	c[n] = 0;
+	j = json_string(c);
+	free(c);
+	return j;
+}
+
+static json_t *fast_p_obj(const double *fp)
+{
+	json_t *o = json_object();
+	for (int p = 0; p < KJ_SCORE_NP; p++)
+		json_object_set_new(o, kj_score_p_key[p], num(fp[p]));
+	return o;
+}
+
+/* The fields a group shares with the top level, added to o. */
+static void group_fields(json_t *o, const struct kj_score_group *g)
+{
+	json_object_set_new(o, "tasks", json_integer(g->tasks));
+	json_object_set_new(o, "candidates", json_integer(g->candidates));
+	json_object_set_new(o, "judged", json_integer(g->judged));
+	json_object_set_new(o, "compiled", json_integer(g->compiled));
+	json_object_set_new(o, "call_ok", json_integer(g->call_ok));
+	json_object_set_new(o, "correct", json_integer(g->correct));
+	json_object_set_new(o, "compile_rate", num(g->compile_rate));
+	json_object_set_new(o, "call_rate", num(g->call_rate));
+	json_object_set_new(o, "correct_rate", num(g->correct_rate));
+	json_object_set_new(o, "correct_per_compile", num(g->correct_per_compile));
+	json_object_set_new(o, "fast_p", fast_p_obj(g->fast_p));
+	json_object_set_new(o, "speedup_geomean", num(g->speedup_geomean));
+	json_object_set_new(o, "speedup_n", json_integer(g->speedups));
+	json_object_set_new(o, "sol_frac_median", num(g->sol_frac_median));
+	json_object_set_new(o, "iou_median", num(g->iou_median));
+	json_object_set_new(o, "mfu_median", num(g->mfu_median));
+	json_object_set_new(o, "s_agg", num(g->s_agg));
+	json_object_set_new(o, "fallback_rate", num(g->fallback_rate));
+}
+
+static json_t *groups(const struct kj_score_group *g, int n)
+{
+	json_t *o = json_object();
+	for (int i = 0; i < n; i++) {
+		json_t *e = json_object();
+		group_fields(e, &g[i]);
+		json_object_set_new(o, g[i].key, e);
+	}
+	return o;
+}
+
+static json_t *counts(const struct kj_score_count *c, int n)
+{
+	json_t *o = json_object();
+	for (int i = 0; i < n; i++)
+		json_object_set_new(o, c[i].name, json_integer(c[i].count));
+	return o;
+}
+
+static json_t *code_side(const struct kj_score_code_side *c)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "n", json_integer(c->n));
+	json_object_set_new(o, "lines", num(c->lines));
+	json_object_set_new(o, "cyclomatic", num(c->cyclomatic));
+	json_object_set_new(o, "comment_ratio", num(c->comment_ratio));
+	return o;
+}
+
+static json_t *roofs(const kj_score_run *r)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < r->nroofs; i++) {
+		json_t *o = json_object(), *rates = json_object();
+		json_object_set_new(o, "device", text(r->roofs[i].device));
+		json_object_set_new(o, "copy_gbs", num(r->roofs[i].copy_gbs));
+		for (int k = 0; k < r->roofs[i].nrates; k++)
+			json_object_set_new(rates, r->roofs[i].rate_name[k], num(r->roofs[i].rate_tflops[k]));
+		json_object_set_new(o, "rates_tflops", rates);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *kjr_report_json(const kj_score_run *r, const kj_score_summary *s)
+{
+	json_t *o = json_object(), *ec = json_object(), *fvo = json_object(), *code = json_object();
+	json_t *at = json_object(), *pk = json_array(), *pn = json_array();
+	const struct kj_score_fvo *f = &s->fvo;
+	if (!o || !ec || !fvo || !code || !at || !pk || !pn) {
+		json_decref(o), json_decref(ec), json_decref(fvo), json_decref(code);
+		json_decref(at), json_decref(pk), json_decref(pn);
+		return NULL;
+	}
+	json_object_set_new(o, "schema", json_string("kjudge.report/1"));
+	json_object_set_new(o, "run", text(r->name));
+	json_object_set_new(o, "backend", text(r->backend));
+	json_object_set_new(o, "created", text(r->created));
+	group_fields(o, &s->all);
+	json_object_set_new(o, "pending", json_integer(s->pending));
+	json_object_set_new(o, "by_level", groups(s->by_level, s->n_level));
+	json_object_set_new(o, "by_category", groups(s->by_category, s->n_category));
+	json_object_set_new(o, "by_dtype", groups(s->by_dtype, s->n_dtype));
+	json_object_set_new(o, "by_model", groups(s->by_model, s->n_model));
+	for (int k = 0; k < s->max_k; k++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "k", json_integer(k + 1));
+		json_object_set_new(e, "fast_p", fast_p_obj(s->fast_p_at_k[k]));
+		json_array_append_new(pk, e);
+	}
+	json_object_set_new(o, "fast_p_at_k", pk);
+	for (int n = 0; n < s->n_rounds; n++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "round", json_integer(n));
+		json_object_set_new(e, "fast_p", fast_p_obj(s->fast_p_at_n[n]));
+		json_array_append_new(pn, e);
+	}
+	json_object_set_new(o, "fast_p_at_n", pn);
+	json_object_set_new(ec, "status", counts(s->status, s->n_status));
+	json_object_set_new(ec, "stage", counts(s->stage, s->n_stage));
+	json_object_set_new(ec, "pending", json_integer(s->pending));
+	json_object_set_new(o, "error_classes", ec);
+	json_object_set_new(fvo, "pairs", json_integer(f->pairs));
+	json_object_set_new(fvo, "fixes", json_integer(f->fixes));
+	json_object_set_new(fvo, "optimisations", json_integer(f->optimisations));
+	json_object_set_new(fvo, "regressions", json_integer(f->regressions));
+	json_object_set_new(fvo, "unchanged_pass", json_integer(f->unchanged_pass));
+	json_object_set_new(fvo, "unchanged_fail", json_integer(f->unchanged_fail));
+	json_object_set_new(o, "fix_vs_optimize", fvo);
+	json_object_set_new(code, "correct", code_side(&s->code_correct));
+	json_object_set_new(code, "incorrect", code_side(&s->code_incorrect));
+	json_object_set_new(o, "code_metrics", code);
+	json_object_set_new(at, "n", json_integer(s->attribution_n));
+	json_object_set_new(at, "category", num(s->attribution_category));
+	json_object_set_new(at, "model", num(s->attribution_model));
+	json_object_set_new(o, "attribution", at);
+	json_object_set_new(o, "roofs", roofs(r));
+	return o;
+}
+
+static int dump(json_t *o, size_t flags, char **out, struct kj_err *err)
+{
+	char *t = o ? json_dumps(o, flags) : NULL;
+	json_decref(o);
+	*out = NULL;
+	if (!t)
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory writing JSON");
+	/* json_dumps' text is freed with free() (jansson's default allocator) */
+	*out = t;
+	return 0;
+}
+
+int kj_report_format_parse(const char *name, enum kj_report_format *f)
+{
+	if (!strcmp(name, "md") || !strcmp(name, "markdown"))
+		*f = KJ_REPORT_MD;
+	else if (!strcmp(name, "json"))
+		*f = KJ_REPORT_JSON;
+	else if (!strcmp(name, "html"))
+		*f = KJ_REPORT_HTML;
+	else
+		return KJ_E_USAGE;
+	return 0;
+}
+
+int kj_report_render(const kj_score_run *r, const kj_score_summary *s, enum kj_report_format f,
+		     char **out, struct kj_err *err)
+{
+	struct kjr_buf b = { 0 };
+	if (f == KJ_REPORT_JSON) {
+		char *t;
+		int rc = dump(kjr_report_json(r, s), DUMP_FLAGS, &t, err);
+		size_t n;
+		if (rc)
+			return rc;
+		/* end with a newline, as every text the tool prints */
+		n = strlen(t);
+		*out = realloc(t, n + 2);
+		if (!*out) {
+			free(t);
+			return kj_err_set(err, KJ_E_NOMEM, "out of memory writing JSON");
+		}
+		memcpy(*out + n, "\n", 2);
+		return 0;
+	}
+	if (f == KJ_REPORT_MD)
+		kjr_render_md(r, s, &b);
+	else
+		kjr_render_html(r, s, &b);
+	return kjr_finish(&b, out, err);
+}
+
+int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
+		      const struct kj_score_compare *c, int json, char **out, struct kj_err *err)
+{
+	char x[32], y[32], z[32];
+	struct kjr_buf t = { 0 };
+	if (json) {
+		json_t *o = json_object(), *tasks = json_array();
+		for (size_t i = 0; i < c->n; i++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "task", text(c->t[i].task));
+			json_object_set_new(e, "matched", json_integer(c->t[i].matched));
+			json_object_set_new(e, "both_correct", json_integer(c->t[i].both_correct));
+			json_object_set_new(e, "status_changed", json_integer(c->t[i].status_changed));
+			json_object_set_new(e, "speedup_a", num(c->t[i].speedup_a));
+			json_object_set_new(e, "speedup_b", num(c->t[i].speedup_b));
+			json_object_set_new(e, "ratio", num(c->t[i].ratio));
+			json_array_append_new(tasks, e);
+		}
+		json_object_set_new(o, "schema", json_string("kjudge.compare/1"));
+		json_object_set_new(o, "run_a", text(a->name));
+		json_object_set_new(o, "run_b", text(b->name));
+		json_object_set_new(o, "matched", json_integer(c->matched));
+		json_object_set_new(o, "matched_by_sha256", json_integer(c->matched_by_sha));
+		json_object_set_new(o, "unmatched_a", json_integer(c->unmatched_a));
+		json_object_set_new(o, "unmatched_b", json_integer(c->unmatched_b));
+		json_object_set_new(o, "status_changed", json_integer(c->status_changed));
+		json_object_set_new(o, "median_ratio", num(c->median_ratio));
+		json_object_set_new(o, "worst_ratio", num(c->worst_ratio));
+		json_object_set_new(o, "worst_task", c->worst_task ? text(c->worst_task) : json_null());
+		json_object_set_new(o, "tasks", tasks);
+		if (dump(o, DUMP_FLAGS, out, err))
+			return KJ_E_NOMEM;
+		kjr_puts(&t, *out);
+		kjr_puts(&t, "\n");
+		free(*out);
+		return kjr_finish(&t, out, err);
+	}
+	kjr_printf(&t, "compare %s (a) with %s (b): %d candidates matched (%d by sha256), "
+		   "%d only in a, %d only in b, %d changed status\n\n",
+		   a->name, b->name, c->matched, c->matched_by_sha, c->unmatched_a, c->unmatched_b,
+		   c->status_changed);
+	kjr_puts(&t, "| task | matched | both correct | speedup a | speedup b | max/min |\n");
+	kjr_puts(&t, "|---|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < c->n; i++)
+		kjr_printf(&t, "| %s | %d | %d | %s | %s | %s |\n", c->t[i].task, c->t[i].matched,
+			   c->t[i].both_correct, kjr_fmt(x, sizeof(x), c->t[i].speedup_a, 3),
+			   kjr_fmt(y, sizeof(y), c->t[i].speedup_b, 3),
+			   kjr_fmt(z, sizeof(z), c->t[i].ratio, 3));
+	kjr_printf(&t, "\nmedian max/min ratio %s, worst %s%s%s%s\n",
+		   kjr_fmt(x, sizeof(x), c->median_ratio, 3), kjr_fmt(y, sizeof(y), c->worst_ratio, 3),
+		   c->worst_task ? " (" : "", c->worst_task ? c->worst_task : "", c->worst_task ? ")" : "");
+	return kjr_finish(&t, out, err);
+}
+
+static json_t *side(const struct kj_score_cand *c)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "round", json_integer(c->round));
+	json_object_set_new(o, "sha", text(c->sha256));
+	json_object_set_new(o, "status", text(c->status));
+	json_object_set_new(o, "stage", text(c->stage));
+	json_object_set_new(o, "reason", text(c->reason));
+	json_object_set_new(o, "speedup", num(c->speedup));
+	json_object_set_new(o, "source", text(c->source));
+	return o;
+}
+
+int kj_report_pairs_jsonl(const struct kj_score_pair *p, size_t n, char **out, struct kj_err *err)
+{
+	struct kjr_buf t = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+		char *line;
+		json_object_set_new(o, "kind", json_string(p[i].kind == KJ_PAIR_FIX ? "fix" : "speedup"));
+		json_object_set_new(o, "task", text(p[i].before->task));
+		json_object_set_new(o, "model", text(p[i].before->model));
+		json_object_set_new(o, "sample", json_integer(p[i].before->sample));
+		json_object_set_new(o, "before", side(p[i].before));
+		json_object_set_new(o, "after", side(p[i].after));
+		if (dump(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12), &line, err)) {
+			kjr_release(&t);
+			return KJ_E_NOMEM;
+		}
+		kjr_puts(&t, line);
+		kjr_puts(&t, "\n");
+		free(line);
+	}
+	return kjr_finish(&t, out, err);
+}

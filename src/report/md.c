@@ -1,0 +1,106 @@
+/* The Markdown report: a headline table, then one table per slice. */
+#include <math.h>
+#include <stdio.h>
+
+#include "report/report_internal.h"
+
+static void group_head(struct kjr_buf *b, const char *first)
+{
+	kjr_printf(b, "| %s | tasks | candidates | judged | compiled | call ok | correct | compile | "
+		   "correct | Correct/Compile |", first);
+	for (int p = 0; p < KJ_SCORE_NP; p++)
+		kjr_printf(b, " fast_%s |", kj_score_p_key[p]);
+	kjr_puts(b, " geomean speedup | SOL median | IOU median | MFU median | S_agg | fallback |\n|---|");
+	for (int i = 0; i < 15 + KJ_SCORE_NP; i++)
+		kjr_puts(b, "---:|");
+	kjr_puts(b, "\n");
+}
+
+static void group_row(struct kjr_buf *b, const char *key, const struct kj_score_group *g)
+{
+	char t[8][32];
+	kjr_printf(b, "| %s | %d | %d | %d | %d | %d | %d | %s | %s | %s |", key, g->tasks, g->candidates,
+		   g->judged, g->compiled, g->call_ok, g->correct, kjr_pct(t[0], 32, g->compile_rate),
+		   kjr_pct(t[1], 32, g->correct_rate), kjr_fmt(t[2], 32, g->correct_per_compile, 3));
+	for (int p = 0; p < KJ_SCORE_NP; p++)
+		kjr_printf(b, " %s |", kjr_fmt(t[0], 32, g->fast_p[p], 3));
+	kjr_printf(b, " %s | %s | %s | %s | %s | %s |\n", kjr_fmt(t[0], 32, g->speedup_geomean, 3),
+		   kjr_fmt(t[1], 32, g->sol_frac_median, 3), kjr_fmt(t[2], 32, g->iou_median, 3),
+		   kjr_fmt(t[3], 32, g->mfu_median, 3), kjr_fmt(t[4], 32, g->s_agg, 3),
+		   kjr_pct(t[5], 32, g->fallback_rate));
+}
+
+static void group_table(struct kjr_buf *b, const char *title, const char *first,
+			const struct kj_score_group *g, int n)
+{
+	if (!n)
+		return;
+	kjr_printf(b, "\n## %s\n\n", title);
+	group_head(b, first);
+	for (int i = 0; i < n; i++)
+		group_row(b, g[i].key, &g[i]);
+}
+
+static void curve_table(struct kjr_buf *b, const char *title, const char *first, int n,
+			double (*v)[KJ_SCORE_NP], int base)
+{
+	char t[32];
+	if (!n)
+		return;
+	kjr_printf(b, "\n## %s\n\n| %s |", title, first);
+	for (int p = 0; p < KJ_SCORE_NP; p++)
+		kjr_printf(b, " fast_%s |", kj_score_p_key[p]);
+	kjr_puts(b, "\n|---:|");
+	for (int p = 0; p < KJ_SCORE_NP; p++)
+		kjr_puts(b, "---:|");
+	kjr_puts(b, "\n");
+	for (int i = 0; i < n; i++) {
+		kjr_printf(b, "| %d |", i + base);
+		for (int p = 0; p < KJ_SCORE_NP; p++)
+			kjr_printf(b, " %s |", kjr_fmt(t, sizeof(t), v[i][p], 3));
+		kjr_puts(b, "\n");
+	}
+}
+
+int kjr_render_md(const kj_score_run *r, const kj_score_summary *s, struct kjr_buf *b)
+{
+	char t[4][32];
+	const struct kj_score_fvo *f = &s->fvo;
+	kjr_printf(b, "# kjudge report: run %s\n\nbackend %s, created %s, %d candidates (%d pending)\n",
+		   r->name, r->backend, r->created, s->all.candidates, s->pending);
+	kjr_puts(b, "\n## Headline\n\n");
+	group_head(b, "run");
+	group_row(b, r->name, &s->all);
+	group_table(b, "By level", "level", s->by_level, s->n_level);
+	group_table(b, "By category", "category", s->by_category, s->n_category);
+	group_table(b, "By dtype", "dtype", s->by_dtype, s->n_dtype);
+	group_table(b, "By model", "model", s->by_model, s->n_model);
+	curve_table(b, "fast_p@k (samples at the first round)", "k", s->max_k, s->fast_p_at_k, 1);
+	curve_table(b, "fast_p@N (refinement rounds)", "round", s->n_rounds, s->fast_p_at_n, 0);
+	kjr_puts(b, "\n## Error classes\n\n| status | count |\n|---|---:|\n");
+	for (int i = 0; i < s->n_status; i++)
+		kjr_printf(b, "| %s | %d |\n", s->status[i].name, s->status[i].count);
+	if (s->pending)
+		kjr_printf(b, "| (pending) | %d |\n", s->pending);
+	kjr_puts(b, "\n| stage | count |\n|---|---:|\n");
+	for (int i = 0; i < s->n_stage; i++)
+		kjr_printf(b, "| %s | %d |\n", s->stage[i].name, s->stage[i].count);
+	kjr_printf(b, "\n## Fix vs optimise\n\n| round pairs | fixes | optimisations | regressions | "
+		   "still passing | still failing |\n|---:|---:|---:|---:|---:|---:|\n"
+		   "| %d | %d | %d | %d | %d | %d |\n",
+		   f->pairs, f->fixes, f->optimisations, f->regressions, f->unchanged_pass, f->unchanged_fail);
+	kjr_puts(b, "\n## Code metrics\n\n| candidates | n | lines | cyclomatic | comment ratio |\n"
+		 "|---|---:|---:|---:|---:|\n");
+	kjr_printf(b, "| correct | %d | %s | %s | %s |\n", s->code_correct.n,
+		   kjr_fmt(t[0], 32, s->code_correct.lines, 1), kjr_fmt(t[1], 32, s->code_correct.cyclomatic, 2),
+		   kjr_fmt(t[2], 32, s->code_correct.comment_ratio, 3));
+	kjr_printf(b, "| incorrect | %d | %s | %s | %s |\n", s->code_incorrect.n,
+		   kjr_fmt(t[0], 32, s->code_incorrect.lines, 1),
+		   kjr_fmt(t[1], 32, s->code_incorrect.cyclomatic, 2),
+		   kjr_fmt(t[2], 32, s->code_incorrect.comment_ratio, 3));
+	kjr_printf(b, "\n## Attribution\n\nDeviance of correctness explained by a logistic fit on "
+		   "task category: %s; on model: %s (%d judged candidates).\n",
+		   kjr_fmt(t[0], 32, s->attribution_category, 3), kjr_fmt(t[1], 32, s->attribution_model, 3),
+		   s->attribution_n);
+	return b->oom ? KJ_E_NOMEM : 0;
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# kjudge report, compare and export-pairs on a run of two fake models over two
+# rounds, made with `kjudge run` from the shipped CPU examples.  Every count is
+# worked out from the cases' known verdicts (their kjudge-case lines).
+. "$(dirname "$0")/lib.sh"
+
+S=$KJ_ROOT/examples/solutions/cpu
+B=$KJ_ROOT/examples/broken/cpu
+DB=$TMP/r.sqlite
+# m1: relu mismatch -> pass (a fix); softmax pass -> same pass; gemm compile error -> pass (a fix)
+# m2: relu pass -> crash (a regression); softmax mismatch -> compile error; gemm pass (one round)
+cat >"$TMP/r.jsonl" <<EOF
+{"task": "level1/relu", "model": "m1", "sample": 0, "round": 0, "path": "$B/wrong_result.c"}
+{"task": "level1/relu", "model": "m1", "sample": 0, "round": 1, "path": "$S/relu.c"}
+{"task": "level1/softmax", "model": "m1", "sample": 0, "round": 0, "path": "$S/softmax.c"}
+{"task": "level1/softmax", "model": "m1", "sample": 0, "round": 1, "path": "$S/softmax.c"}
+{"task": "level2/gemm_add_relu", "model": "m1", "sample": 0, "round": 0, "path": "$B/compile_error.c"}
+{"task": "level2/gemm_add_relu", "model": "m1", "sample": 0, "round": 1, "path": "$S/gemm_add_relu.c"}
+{"task": "level1/relu", "model": "m2", "sample": 0, "round": 0, "path": "$S/relu.c"}
+{"task": "level1/relu", "model": "m2", "sample": 0, "round": 1, "path": "$B/segfault.c"}
+{"task": "level1/softmax", "model": "m2", "sample": 0, "round": 0, "path": "$B/wrong_shape_specialisation.c"}
+{"task": "level1/softmax", "model": "m2", "sample": 0, "round": 1, "path": "$B/compile_error.c"}
+{"task": "level2/gemm_add_relu", "model": "m2", "sample": 0, "round": 0, "path": "$S/gemm_add_relu.c"}
+EOF
+
+expect_success "kjudge run judges the 11 candidates" '
+	"$KJ" run "$TMP/r.jsonl" --db "$DB" --backend cpu --quiet'
+expect_success "report --help, compare --help and export-pairs --help exit 0" '
+	"$KJ" report --help | grep -q "usage: kjudge report" &&
+	"$KJ" compare --help | grep -q "usage: kjudge compare" &&
+	"$KJ" export-pairs --help | grep -q "usage: kjudge export-pairs"'
+expect_success "report --format json writes one JSON object" '
+	"$KJ" report r --db "$DB" --format json >"$TMP/r.json" && test "$(json_get "$TMP/r.json" run)" = r &&
+	test "$(json_get "$TMP/r.json" schema)" = kjudge.report/1'
+expect_success "counts: 11 candidates, 11 judged, 9 compiled, 8 ran, 6 correct" '
+	test "$(json_get "$TMP/r.json" candidates)" = 11 && test "$(json_get "$TMP/r.json" judged)" = 11 &&
+	test "$(json_get "$TMP/r.json" compiled)" = 9 && test "$(json_get "$TMP/r.json" call_ok)" = 8 &&
+	test "$(json_get "$TMP/r.json" correct)" = 6'
+expect_success "6 (model, task) items; fast_p[0] = 3 first-round passes / 6 = 0.5" '
+	test "$(json_get "$TMP/r.json" tasks)" = 6 && test "$(json_get "$TMP/r.json" fast_p.0)" = 0.5'
+expect_success "fast_p has the six thresholds" '
+	perl -MJSON::PP -e "local \$/; my \$o = decode_json(<STDIN>);
+		exit(join(\",\", sort keys %{\$o->{fast_p}}) eq \"0,0.5,0.8,1,1.5,2\" ? 0 : 1)" <"$TMP/r.json"'
+expect_success "fast_p@N: 3 of 6 items by round 0, 5 of 6 by round 1" '
+	test "$(json_get "$TMP/r.json" fast_p_at_n.0.fast_p.0)" = 0.5 &&
+	perl -e "exit(abs(\$ARGV[0] - 5/6) < 1e-9 ? 0 : 1)" "$(json_get "$TMP/r.json" fast_p_at_n.1.fast_p.0)"'
+expect_success "fast_p@k: one sample per item, @1 equals fast_p" '
+	test "$(json_get "$TMP/r.json" fast_p_at_k.0.k)" = 1 && test "$(json_get "$TMP/r.json" fast_p_at_k.0.fast_p.0)" = 0.5 &&
+	test "$(json_get "$TMP/r.json" fast_p_at_k.1)" = null'
+expect_success "by_level: level 1 has 8 candidates (4 correct), level 2 has 3 (2 correct)" '
+	test "$(json_get "$TMP/r.json" by_level.1.candidates)" = 8 && test "$(json_get "$TMP/r.json" by_level.1.correct)" = 4 &&
+	test "$(json_get "$TMP/r.json" by_level.2.candidates)" = 3 && test "$(json_get "$TMP/r.json" by_level.2.correct)" = 2'
+expect_success "by_category carries the same fields, from the task files" '
+	test "$(json_get "$TMP/r.json" by_category.Activation.candidates)" = 4 &&
+	test "$(json_get "$TMP/r.json" by_category.Activation.fast_p.0)" = 0.5 &&
+	test "$(json_get "$TMP/r.json" by_category.Normalization.correct)" = 2'
+expect_success "by_model: m1 6 candidates 4 correct, fast_p[0] 1/3; m2 5 candidates 2 correct" '
+	test "$(json_get "$TMP/r.json" by_model.m1.candidates)" = 6 && test "$(json_get "$TMP/r.json" by_model.m1.correct)" = 4 &&
+	perl -e "exit(abs(\$ARGV[0] - 1/3) < 1e-9 ? 0 : 1)" "$(json_get "$TMP/r.json" by_model.m1.fast_p.0)" &&
+	test "$(json_get "$TMP/r.json" by_model.m2.candidates)" = 5 && test "$(json_get "$TMP/r.json" by_model.m2.correct)" = 2'
+expect_success "by_dtype: all 11 are f32 tasks" '
+	test "$(json_get "$TMP/r.json" by_dtype.f32.candidates)" = 11'
+expect_success "error classes per status and stage" '
+	test "$(json_get "$TMP/r.json" error_classes.status.pass)" = 6 &&
+	test "$(json_get "$TMP/r.json" error_classes.status.compile_error)" = 2 &&
+	test "$(json_get "$TMP/r.json" error_classes.status.mismatch)" = 2 &&
+	test "$(json_get "$TMP/r.json" error_classes.status.crash)" = 1 &&
+	test "$(json_get "$TMP/r.json" error_classes.stage.call)" = 1'
+expect_success "fix vs optimise: 5 round pairs, 2 fixes, 1 regression, 1 still failing" '
+	test "$(json_get "$TMP/r.json" fix_vs_optimize.pairs)" = 5 && test "$(json_get "$TMP/r.json" fix_vs_optimize.fixes)" = 2 &&
+	test "$(json_get "$TMP/r.json" fix_vs_optimize.regressions)" = 1 &&
+	test "$(json_get "$TMP/r.json" fix_vs_optimize.unchanged_fail)" = 1'
+expect_success "CPU track: SOL, IOU, MFU and S_agg are null; fallback rate 0" '
+	test "$(json_get "$TMP/r.json" sol_frac_median)" = null && test "$(json_get "$TMP/r.json" mfu_median)" = null &&
+	test "$(json_get "$TMP/r.json" s_agg)" = null && test "$(json_get "$TMP/r.json" fallback_rate)" = 0'
+expect_success "code metrics and attribution are reported" '
+	test "$(json_get "$TMP/r.json" code_metrics.correct.n)" = 6 && test "$(json_get "$TMP/r.json" code_metrics.incorrect.n)" = 5 &&
+	test "$(json_get "$TMP/r.json" attribution.n)" = 11 && test "$(json_get "$TMP/r.json" attribution.model)" != null'
+expect_success "report defaults to Markdown with the headline table" '
+	"$KJ" report r --db "$DB" >"$TMP/r.md" && grep -q "^## Headline" "$TMP/r.md" &&
+	grep -q "^| run | tasks | candidates | judged | compiled | call ok | correct |" "$TMP/r.md" &&
+	grep -q "^| r | 6 | 11 | 11 | 9 | 8 | 6 |" "$TMP/r.md" && grep -q "^## By category" "$TMP/r.md" &&
+	grep -q "^## By level" "$TMP/r.md"'
+expect_success "report --format html -o writes a self-contained page with SVG charts" '
+	"$KJ" report r --db "$DB" --format html -o "$TMP/r.html" && grep -q "<svg" "$TMP/r.html" &&
+	test "$(grep -o "<svg" "$TMP/r.html" | wc -l)" -eq 6 && ! grep -Eq "https?://" "$TMP/r.html" &&
+	! grep -qi "<script" "$TMP/r.html" && grep -q "fast_p against p" "$TMP/r.html" && grep -q "Roofline" "$TMP/r.html"'
+expect_success "the default store is RUN.sqlite in the current folder" '
+	cp "$DB" "$TMP/r2.sqlite" && (cd "$TMP" && "$KJ" report r2 --format json 2>"$TMP/e"; test $? -eq 1) &&
+	grep -q "no run .r2." "$TMP/e" &&
+	(cd "$TMP" && "$KJ" report r --format json | grep -q "\"candidates\": 11")'
+expect_success "report of an unknown run names it and exits 1" '
+	"$KJ" report nope --db "$DB" 2>"$TMP/e"; test $? -eq 1 && grep -q "no run .nope." "$TMP/e"'
+expect_success "report without RUN, or with an unknown format, is a usage error (2)" '
+	"$KJ" report 2>/dev/null; test $? -eq 2 && { "$KJ" report r --db "$DB" --format pdf 2>"$TMP/e"; test $? -eq 2; } &&
+	grep -q "unknown format" "$TMP/e"'
+expect_success "export-pairs writes the 2 (error, correction) pairs as JSONL" '
+	"$KJ" export-pairs r --db "$DB" -o "$TMP/p.jsonl" && test "$(wc -l <"$TMP/p.jsonl")" -eq 2 &&
+	perl -MJSON::PP -ne "my \$o = decode_json(\$_); exit 1 unless \$o->{kind} eq q(fix) &&
+		\$o->{before}{status} ne q(pass) && \$o->{after}{status} eq q(pass) &&
+		length(\$o->{after}{source}) > 0 && length(\$o->{before}{sha}) == 64" "$TMP/p.jsonl" &&
+	head -1 "$TMP/p.jsonl" | grep -q "\"task\":\"level1/relu\"" && tail -1 "$TMP/p.jsonl" | grep -q "\"task\":\"level2/gemm_add_relu\""'
+expect_success "compare of a run with itself: 11 matched, every ratio 1" '
+	"$KJ" compare r r --db "$DB" --json >"$TMP/c.json" && test "$(json_get "$TMP/c.json" matched)" = 11 &&
+	test "$(json_get "$TMP/c.json" worst_ratio)" = 1 && test "$(json_get "$TMP/c.json" median_ratio)" = 1 &&
+	test "$(json_get "$TMP/c.json" tasks.2.task)" = level2/gemm_add_relu'
+expect_success "compare matches a renamed model by sha256 and prints a table" '
+	sed "s/\"m2\"/\"m3\"/" "$TMP/r.jsonl" >"$TMP/b.jsonl" &&
+	"$KJ" run "$TMP/b.jsonl" --db "$DB" --backend cpu --quiet &&
+	"$KJ" compare r b --db "$DB" --json >"$TMP/c.json" && test "$(json_get "$TMP/c.json" matched)" = 11 &&
+	test "$(json_get "$TMP/c.json" matched_by_sha256)" = 5 && test "$(json_get "$TMP/c.json" unmatched_a)" = 0 &&
+	"$KJ" compare r b --db "$DB" | grep -q "^| level1/relu |"'
+done_testing

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The CUDA track on a real GPU: judges every CUDA case file
+# (examples/solutions/cuda, examples/broken/cuda, examples/redteam/*.cu) and
+# asserts the verdict and flag its kjudge-case header declares.
+. "$(dirname "$0")/../cli/lib.sh"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "1..0 # SKIP no CUDA device"
+	exit 0
+fi
+for f in "$KJ_ROOT"/examples/solutions/cuda/*.cu "$KJ_ROOT"/examples/broken/cuda/*.cu \
+	"$KJ_ROOT"/examples/redteam/*.cu; do
+	[ -f "$f" ] || continue
+	hdr=$(head -n 1 "$f")
+	task=$(printf '%s\n' "$hdr" | sed -n 's/.*task=\([^ ]*\).*/\1/p')
+	expect=$(printf '%s\n' "$hdr" | sed -n 's/.*expect=\([^ ]*\).*/\1/p')
+	flag=$(printf '%s\n' "$hdr" | sed -n 's/.*flag=\([^ ]*\).*/\1/p')
+	rel=${f#"$KJ_ROOT"/}
+	want_rc=1
+	[ "$expect" = pass ] && want_rc=0
+	expect_success "$rel: $expect${flag:+ flag=$flag}" '
+		"$KJ" eval --json --quiet --timeout 10 --perf-budget 0.5 "'"$task"'" "'"$f"'" >"$TMP/v.json"; rc=$?
+		st=$(json_get "$TMP/v.json" status)
+		echo "status $st rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup): $(json_get "$TMP/v.json" reason)"
+		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
+		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; }'
+done
+done_testing
