@@ -577,8 +577,11 @@ int kjj_gpu_perf(struct judge *j)
 						pf->sol_frac = pf->sol_ms / pf->ms;
 						pf->iou = (pf->bytes / (pf->ms * 1e-3)) / (bw * 1e9);
 						pf->mfu = peak > 0 ? (pf->flops / (pf->ms * 1e-3)) / (peak * 1e12) : -1;
-						/* 5% below the roof is past what timing noise explains */
-						if (pf->ms < 0.95 * pf->sol_ms) {
+						/* The roof is a measured rate, which a pure
+						 * streaming read beats by up to ~12% on the H200
+						 * (a copy reaches 4.27 TB/s of HBM3e's 4.8); more
+						 * than 15% under it is not a faster kernel. */
+						if (pf->ms < 0.85 * pf->sol_ms) {
 							j->v->flags |= KJ_FLAG_FASTER_THAN_ROOFLINE;
 							scored = 0;
 						}
