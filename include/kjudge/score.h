@@ -135,6 +135,10 @@ struct kj_score_group {
 	double sol_frac_median, iou_median, mfu_median; /* over shapes of correct candidates */
 	double s_agg;
 	double fallback_rate;   /* correct and flagged fallback / correct */
+	/* per-model groups only (by_model); NULL elsewhere, owned by the group */
+	int max_k, n_rounds;
+	double (*fast_p_at_k)[KJ_SCORE_NP]; /* [k - 1][p] */
+	double (*fast_p_at_n)[KJ_SCORE_NP]; /* [round][p] */
 };
 
 struct kj_score_count {

@@ -44,6 +44,19 @@ static json_t *fast_p_obj(const double *fp)
 	return o;
 }
 
+/* A fast_p curve as [{index_name: i + base, "fast_p": {...}}, ...]. */
+static json_t *curve(double (*v)[KJ_SCORE_NP], int n, const char *index_name, int base)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, index_name, json_integer(i + base));
+		json_object_set_new(e, "fast_p", fast_p_obj(v[i]));
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
 /* The fields a group shares with the top level, added to o. */
 static void group_fields(json_t *o, const struct kj_score_group *g)
 {
@@ -67,12 +80,18 @@ static void group_fields(json_t *o, const struct kj_score_group *g)
 	json_object_set_new(o, "fallback_rate", num(g->fallback_rate));
 }
 
+static json_t *curve(double (*v)[KJ_SCORE_NP], int n, const char *index_name, int base);
+
 static json_t *groups(const struct kj_score_group *g, int n)
 {
 	json_t *o = json_object();
 	for (int i = 0; i < n; i++) {
 		json_t *e = json_object();
 		group_fields(e, &g[i]);
+		if (g[i].fast_p_at_k)
+			json_object_set_new(e, "fast_p_at_k", curve(g[i].fast_p_at_k, g[i].max_k, "k", 1));
+		if (g[i].fast_p_at_n)
+			json_object_set_new(e, "fast_p_at_n", curve(g[i].fast_p_at_n, g[i].n_rounds, "round", 0));
 		json_object_set_new(o, g[i].key, e);
 	}
 	return o;

@@ -280,27 +280,38 @@ static int groups_by(const struct item *it, size_t nitems, enum key_kind k,
 	return 0;
 }
 
-static int at_k(const struct item *it, size_t nitems, kj_score_summary *s)
+/* fast_p@k over the items whose model is `model` (all items when NULL):
+ * *maxk and *out ([k - 1][p]) are set; *out is malloc'd. */
+static int at_k(const struct item *it, size_t nitems, const char *model, int *maxk_out,
+		double (**out)[KJ_SCORE_NP])
 {
 	int maxk = 0;
+	size_t nsel = 0;
+	*maxk_out = 0;
+	*out = NULL;
 	for (size_t i = 0; i < nitems; i++) {
 		int n = 0;
+		if (model && strcmp(it[i].c[0]->model, model))
+			continue;
+		nsel++;
 		for (size_t j = 0; j < it[i].n; j++)
 			n += it[i].c[j]->round == it[i].first_round;
 		if (n > maxk)
 			maxk = n;
 	}
-	s->max_k = maxk;
-	if (!maxk)
+	if (!maxk || !nsel)
 		return 0;
-	s->fast_p_at_k = calloc((size_t)maxk, sizeof(*s->fast_p_at_k));
-	if (!s->fast_p_at_k)
+	*out = calloc((size_t)maxk, sizeof(**out));
+	if (!*out)
 		return KJ_E_NOMEM;
+	*maxk_out = maxk;
 	for (int k = 1; k <= maxk; k++)
 		for (int p = 0; p < KJ_SCORE_NP; p++) {
 			double sum = 0;
 			for (size_t i = 0; i < nitems; i++) {
 				int n = 0, c = 0;
+				if (model && strcmp(it[i].c[0]->model, model))
+					continue;
 				for (size_t j = 0; j < it[i].n; j++) {
 					const struct kj_score_cand *x = it[i].c[j];
 					if (x->round != it[i].first_round)
@@ -310,29 +321,40 @@ static int at_k(const struct item *it, size_t nitems, kj_score_summary *s)
 				}
 				sum += kj_score_pass_at_k(n, c, k);
 			}
-			s->fast_p_at_k[k - 1][p] = sum / (double)nitems;
+			(*out)[k - 1][p] = sum / (double)nsel;
 		}
 	return 0;
 }
 
-static int at_n(const struct item *it, size_t nitems, kj_score_summary *s)
+/* fast_p@N over the items of `model` (all when NULL), rounds 0 .. max. */
+static int at_n(const struct item *it, size_t nitems, const char *model, int *nrounds_out,
+		double (**out)[KJ_SCORE_NP])
 {
 	int maxr = -1;
-	for (size_t i = 0; i < nitems; i++)
+	size_t nsel = 0;
+	*nrounds_out = 0;
+	*out = NULL;
+	for (size_t i = 0; i < nitems; i++) {
+		if (model && strcmp(it[i].c[0]->model, model))
+			continue;
+		nsel++;
 		for (size_t j = 0; j < it[i].n; j++)
 			if (it[i].c[j]->round > maxr)
 				maxr = it[i].c[j]->round;
-	if (maxr < 0)
+	}
+	if (maxr < 0 || !nsel)
 		return 0;
-	s->n_rounds = maxr + 1;
-	s->fast_p_at_n = calloc((size_t)s->n_rounds, sizeof(*s->fast_p_at_n));
-	if (!s->fast_p_at_n)
+	*out = calloc((size_t)maxr + 1, sizeof(**out));
+	if (!*out)
 		return KJ_E_NOMEM;
+	*nrounds_out = maxr + 1;
 	for (int N = 0; N <= maxr; N++)
 		for (int p = 0; p < KJ_SCORE_NP; p++) {
 			double sum = 0;
 			for (size_t i = 0; i < nitems; i++) {
 				int samples = 0, hits = 0;
+				if (model && strcmp(it[i].c[0]->model, model))
+					continue;
 				/* candidates are sorted by sample: one chain after another */
 				for (size_t j = 0; j < it[i].n;) {
 					size_t e = j;
@@ -348,8 +370,20 @@ static int at_n(const struct item *it, size_t nitems, kj_score_summary *s)
 				}
 				sum += (double)hits / samples;
 			}
-			s->fast_p_at_n[N][p] = sum / (double)nitems;
+			(*out)[N][p] = sum / (double)nsel;
 		}
+	return 0;
+}
+
+/* The @k and @N curves of every model group. */
+static int model_curves(const struct item *it, size_t nitems, kj_score_summary *s)
+{
+	for (int i = 0; i < s->n_model; i++) {
+		struct kj_score_group *g = &s->by_model[i];
+		if (at_k(it, nitems, g->key, &g->max_k, &g->fast_p_at_k) ||
+		    at_n(it, nitems, g->key, &g->n_rounds, &g->fast_p_at_n))
+			return KJ_E_NOMEM;
+	}
 	return 0;
 }
 
@@ -447,7 +481,8 @@ int kj_score_summarise(const kj_score_run *r, kj_score_summary *s, struct kj_err
 	    groups_by(it, nitems, K_CATEGORY, &s->by_category, &s->n_category) ||
 	    groups_by(it, nitems, K_DTYPE, &s->by_dtype, &s->n_dtype) ||
 	    groups_by(it, nitems, K_MODEL, &s->by_model, &s->n_model) ||
-	    at_k(it, nitems, s) || at_n(it, nitems, s))
+	    at_k(it, nitems, NULL, &s->max_k, &s->fast_p_at_k) ||
+	    at_n(it, nitems, NULL, &s->n_rounds, &s->fast_p_at_n) || model_curves(it, nitems, s))
 		goto out;
 	s->speedups = malloc((r->n ? r->n : 1) * sizeof(double));
 	if (!s->speedups)
@@ -484,8 +519,11 @@ out:
 
 static void groups_free(struct kj_score_group *g, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		free(g[i].key);
+		free(g[i].fast_p_at_k);
+		free(g[i].fast_p_at_n);
+	}
 	free(g);
 }
 

@@ -47,6 +47,11 @@ expect_success "fast_p@N: 3 of 6 items by round 0, 5 of 6 by round 1" '
 expect_success "fast_p@k: one sample per item, @1 equals fast_p" '
 	test "$(json_get "$TMP/r.json" fast_p_at_k.0.k)" = 1 && test "$(json_get "$TMP/r.json" fast_p_at_k.0.fast_p.0)" = 0.5 &&
 	test "$(json_get "$TMP/r.json" fast_p_at_k.1)" = null'
+expect_success "per model fast_p@N: m1 1/3 then 3/3 (two fixes), m2 2/3 then 2/3" '
+	perl -e "exit(abs(\$ARGV[0] - 1/3) < 1e-9 ? 0 : 1)" "$(json_get "$TMP/r.json" by_model.m1.fast_p_at_n.0.fast_p.0)" &&
+	test "$(json_get "$TMP/r.json" by_model.m1.fast_p_at_n.1.fast_p.0)" = 1 &&
+	perl -e "exit(abs(\$ARGV[0] - 2/3) < 1e-9 ? 0 : 1)" "$(json_get "$TMP/r.json" by_model.m2.fast_p_at_n.1.fast_p.0)" &&
+	test "$(json_get "$TMP/r.json" by_model.m2.fast_p_at_k.0.k)" = 1'
 expect_success "by_level: level 1 has 8 candidates (4 correct), level 2 has 3 (2 correct)" '
 	test "$(json_get "$TMP/r.json" by_level.1.candidates)" = 8 && test "$(json_get "$TMP/r.json" by_level.1.correct)" = 4 &&
 	test "$(json_get "$TMP/r.json" by_level.2.candidates)" = 3 && test "$(json_get "$TMP/r.json" by_level.2.correct)" = 2'
