@@ -6,7 +6,8 @@
 BUILD   ?= build
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation \
+           -Wno-missing-field-initializers
 ifneq ($(findstring clang,$(CC)),)
 WARN    := $(filter-out -Wno-format-truncation,$(WARN))
 endif

@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int (*fork_fn)(void);
 
 static fork_fn find_fork(void)
 {
-	uintptr_t p = (uintptr_t)&puts & ~(uintptr_t)0xfff, base = 0;
+	/* getpid: a libc function no sanitizer runtime interposes */
+	uintptr_t p = (uintptr_t)&getpid & ~(uintptr_t)0xfff, base = 0;
 	const Elf64_Ehdr *eh;
 	const Elf64_Phdr *ph;
 	const Elf64_Dyn *dyn = NULL;

@@ -43,5 +43,6 @@ int cmd_baseline(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export_pairs(int argc, char **argv);
+int cmd_lint_tasks(int argc, char **argv);
 
 #endif

@@ -248,6 +248,7 @@ static const char usage[] =
 	"  report RUN [--format md|json|html] [-o FILE]   scores of a run from its store\n"
 	"  compare RUN_A RUN_B [--json]    the same candidates in two runs: speedup ratios per task\n"
 	"  export-pairs RUN [-o FILE]      (error, correction) and (slow, fast) pairs as JSONL\n"
+	"  lint-tasks [--json] [TASK...]   degeneracy lint: outputs must depend on every input\n"
 	"\n"
 	"TASK is a path under tasks/ without .kt (level1/softmax) or a .kt file.\n"
 	"Run `kjudge COMMAND --help` for a command's options.\n";
@@ -264,6 +265,7 @@ int main(int argc, char **argv)
 		{ "run", cmd_run },
 		{ "report", cmd_report }, { "compare", cmd_compare },
 		{ "export-pairs", cmd_export_pairs },
+		{ "lint-tasks", cmd_lint_tasks },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

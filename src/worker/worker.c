@@ -420,8 +420,14 @@ static int install_filter(struct worker *w, uint32_t seq, int cuda)
 		reply_error(seq, "cannot build the seccomp filter: %s", strerror(-rc));
 		return -1;
 	}
-	seccomp_load(ctx);
+	rc = seccomp_load(ctx);
 	seccomp_release(ctx);
+	if (rc) {
+		/* a filter that was built but not installed must not pass silently:
+		 * the candidate would run unconfined */
+		reply_error(seq, "cannot install the seccomp filter: %s", strerror(-rc));
+		return -1;
+	}
 	w->filtered = 1;
 	return 0;
 }

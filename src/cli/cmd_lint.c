@@ -1,0 +1,135 @@
+/* kjudge lint-tasks: the degeneracy lint over the suite (or named tasks). */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "kjudge/lint.h"
+
+static const char lint_usage[] =
+	"usage: kjudge lint-tasks [--json] [TASK...]\n\n"
+	"Checks that every task (or each TASK named) has outputs that depend on its\n"
+	"inputs, so that no constant candidate can pass: on every check shape and\n"
+	"`bench cpu` shape, with the fp64 oracle, each output must vary across seeds,\n"
+	"be constant along no axis, change when any one input or param is redrawn, and\n"
+	"have an RMS at least 10x its absolute tolerance.\n"
+	"Exit 0 when every task passes, 1 when some fail, 2 on a usage error (or an\n"
+	"unknown TASK), 3 when a task cannot be loaded or the oracle fails.";
+
+/* Lints one task file; appends its JSON object to arr.  Returns KJ_EXIT_OK,
+ * KJ_EXIT_FAIL, KJ_EXIT_USAGE (no such task) or KJ_EXIT_JUDGE. */
+static int lint_one(const char *arg, int json, json_t *arr)
+{
+	kj_task *t;
+	kj_lint_result r;
+	struct kj_err err;
+	json_t *o, *reasons;
+	kj_err_init(&err);
+	if (kj_cli_load_task(arg, &t, &err)) {
+		fprintf(stderr, "kjudge lint-tasks: %s\n", err.msg);
+		o = json_object();
+		json_object_set_new(o, "task", json_string(arg));
+		json_object_set_new(o, "ok", json_false());
+		json_object_set_new(o, "error", json_string(err.msg));
+		json_array_append_new(arr, o);
+		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_JUDGE;
+	}
+	if (kj_lint_task(t, NULL, &r, &err)) {
+		fprintf(stderr, "kjudge lint-tasks: %s: %s\n", t->id, err.msg);
+		o = json_object();
+		json_object_set_new(o, "task", json_string(t->id));
+		json_object_set_new(o, "ok", json_false());
+		json_object_set_new(o, "error", json_string(err.msg));
+		json_array_append_new(arr, o);
+		kj_task_free(t);
+		return KJ_EXIT_JUDGE;
+	}
+	reasons = json_array();
+	for (int i = 0; i < r.nreasons; i++)
+		json_array_append_new(reasons, json_string(r.reason[i]));
+	o = json_object();
+	json_object_set_new(o, "task", json_string(t->id));
+	json_object_set_new(o, "ok", json_boolean(r.nreasons == 0));
+	json_object_set_new(o, "shapes", json_integer(r.nbind));
+	json_object_set_new(o, "reasons", reasons);
+	json_array_append_new(arr, o);
+	if (!json) {
+		if (!r.nreasons) {
+			printf("ok %s\n", t->id);
+		} else {
+			printf("FAIL %s: ", t->id);
+			for (int i = 0; i < r.nreasons; i++)
+				printf("%s%s", i ? "; " : "", r.reason[i]);
+			printf("%s\n", r.truncated ? "; ..." : "");
+		}
+		fflush(stdout);
+	}
+	kj_task_free(t);
+	return r.nreasons ? KJ_EXIT_FAIL : KJ_EXIT_OK;
+}
+
+int cmd_lint_tasks(int argc, char **argv)
+{
+	static const struct option lo[] = { { "json", 0, 0, 'j' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+	int json = 0, c, n = 0, passed = 0, failed = 0, errors = 0, usage = 0;
+	char **paths = NULL;
+	struct kj_err err;
+	json_t *arr;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'j') {
+			json = 1;
+		} else if (c == 'h') {
+			puts(lint_usage);
+			return KJ_EXIT_OK;
+		} else {
+			return kj_cli_usage_error("lint-tasks", "unknown option");
+		}
+	}
+	if (optind == argc) {
+		kj_err_init(&err);
+		if (kj_cli_list_tasks(&paths, &n, &err)) {
+			fprintf(stderr, "kjudge lint-tasks: %s\n", err.msg);
+			return KJ_EXIT_JUDGE;
+		}
+		if (!n) {
+			fprintf(stderr, "kjudge lint-tasks: no task under %s/tasks\n", kj_cli_root());
+			kj_cli_free_list(paths, n);
+			return KJ_EXIT_JUDGE;
+		}
+	}
+	arr = json_array();
+	for (int i = 0; i < (paths ? n : argc - optind); i++) {
+		int rc = lint_one(paths ? paths[i] : argv[optind + i], json, arr);
+		if (rc == KJ_EXIT_OK)
+			passed++;
+		else if (rc == KJ_EXIT_FAIL)
+			failed++;
+		else
+			errors++;
+		usage |= rc == KJ_EXIT_USAGE;
+	}
+	kj_cli_free_list(paths, n);
+	if (json) {
+		json_t *o = json_object();
+		char *s;
+		json_object_set_new(o, "schema", json_string("kjudge.lint/1"));
+		json_object_set_new(o, "passed", json_integer(passed));
+		json_object_set_new(o, "failed", json_integer(failed));
+		json_object_set_new(o, "errors", json_integer(errors));
+		json_object_set_new(o, "tasks", arr);
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (s)
+			puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		json_decref(arr);
+		printf("%d task%s linted: %d ok, %d failed, %d error%s\n", passed + failed + errors,
+		       passed + failed + errors == 1 ? "" : "s", passed, failed, errors,
+		       errors == 1 ? "" : "s");
+	}
+	return usage ? KJ_EXIT_USAGE : errors ? KJ_EXIT_JUDGE : failed ? KJ_EXIT_FAIL : KJ_EXIT_OK;
+}

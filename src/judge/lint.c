@@ -1,0 +1,322 @@
+/*
+ * The degeneracy lint: see include/kjudge/lint.h.  Inputs are drawn exactly
+ * as the judge's correctness stage draws them (declared distributions,
+ * tensor ids counted over inputs and params in ABI order, values rounded
+ * through the tensor's dtype) and tolerances are the judge's, so "differs"
+ * here means "a candidate returning the other value would be caught".
+ */
+#include "kjudge/lint.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kjudge/exec.h"
+
+#define MAX_ABI 64
+
+struct out_stat {
+	int vi;
+	kj_dtype dt;
+	int isf;
+	double atol, rtol;
+	int var_ok;        /* some element differs between two seeds */
+	int have_v0, two_values;
+	double v0;         /* integer outputs: the first value seen */
+	int axis_seen[KJ_MAX_RANK], axis_varies[KJ_MAX_RANK];
+	int *matters;      /* per abi input slot */
+	double sumsq;
+	int64_t cnt;
+	double *ref;       /* this binding's seed-0 outputs */
+};
+
+struct lint {
+	const kj_task *t;
+	const kj_lint_opts *o;
+	int nabi, abi[MAX_ABI];
+	int nout;
+	struct out_stat *outs;
+};
+
+void kj_lint_opts_init(kj_lint_opts *o)
+{
+	o->base_seed = 0x6b6a75646765ULL; /* the judge's default base seed */
+	o->seeds = 3;
+}
+
+/* The judge's tolerance rule (kjj_tol_for in judge.c). */
+static void tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
+{
+	if (t->tol.has_tol) {
+		*atol = t->tol.atol;
+		*rtol = t->tol.rtol;
+	} else if (dt == KJ_F32) {
+		*atol = *rtol = 1e-4;
+	} else if (dt == KJ_F16 || dt == KJ_BF16) {
+		*atol = *rtol = 1e-2;
+	} else {
+		*atol = *rtol = 0;
+	}
+}
+
+static int differs(double a, double b, double atol, double rtol)
+{
+	if (isnan(a) || isnan(b))
+		return !(isnan(a) && isnan(b));
+	if (isinf(a) || isinf(b))
+		return a != b;
+	return !(fabs(a - b) <= atol + rtol * fabs(b));
+}
+
+static void add_reason(kj_lint_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_reason(kj_lint_result *r, const char *fmt, ...)
+{
+	char buf[KJ_LINT_REASON_LEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (int i = 0; i < r->nreasons; i++)
+		if (!strcmp(r->reason[i], buf))
+			return;
+	if (r->nreasons == KJ_LINT_MAX_REASONS) {
+		r->truncated = 1;
+		return;
+	}
+	memcpy(r->reason[r->nreasons++], buf, sizeof(buf));
+}
+
+/* Fills abi slot j's executor buffer with the draw for seed. */
+static void fill_one(struct lint *l, const kj_plan *p, kj_exec64 *x, int j, uint64_t seed)
+{
+	int vi = l->abi[j];
+	const kj_tinfo *ti = &p->vals[vi];
+	size_t n = (size_t)kj_shape_numel(&ti->shape);
+	for (size_t k = 0; k < n; k++)
+		x->buf[vi][k] = kj_round_to(ti->dtype,
+					    kj_gen_value(&p->dists[vi], NULL, seed, (uint32_t)j, k));
+}
+
+static void fill_all(struct lint *l, const kj_plan *p, kj_exec64 *x, uint64_t seed)
+{
+	for (int j = 0; j < l->nabi; j++)
+		fill_one(l, p, x, j, seed);
+}
+
+static double out_val(const struct out_stat *s, const double *y, int64_t k)
+{
+	return s->isf ? y[k] : kj_round_to(s->dt, y[k]);
+}
+
+/* Per-seed statistics: constant axes, RMS, distinct integer values. */
+static void seed_stats(struct out_stat *s, const kj_tinfo *ti, const double *y)
+{
+	int64_t n = kj_shape_numel(&ti->shape);
+	for (int64_t k = 0; k < n; k++) {
+		double v = out_val(s, y, k);
+		if (s->isf && isfinite(v)) {
+			s->sumsq += v * v;
+			s->cnt++;
+		}
+		if (!s->have_v0) {
+			s->have_v0 = 1;
+			s->v0 = v;
+		} else if (!s->two_values && differs(v, s->v0, 0, 0)) {
+			s->two_values = 1;
+		}
+	}
+	for (int a = 0; a < ti->shape.rank; a++) {
+		int64_t dk = ti->shape.d[a], outer = 1, inner = 1;
+		if (dk < 2 || s->axis_varies[a])
+			continue;
+		s->axis_seen[a] = 1;
+		for (int b = 0; b < a; b++)
+			outer *= ti->shape.d[b];
+		for (int b = a + 1; b < ti->shape.rank; b++)
+			inner *= ti->shape.d[b];
+		for (int64_t o = 0; o < outer && !s->axis_varies[a]; o++)
+			for (int64_t i = 1; i < dk && !s->axis_varies[a]; i++)
+				for (int64_t in = 0; in < inner; in++) {
+					double base = out_val(s, y, o * dk * inner + in);
+					double v = out_val(s, y, (o * dk + i) * inner + in);
+					if (differs(v, base, s->atol, s->rtol)) {
+						s->axis_varies[a] = 1;
+						break;
+					}
+				}
+	}
+}
+
+/* 1 when y differs from the seed-0 reference somewhere beyond tolerance. */
+static int differs_from_ref(const struct out_stat *s, const kj_tinfo *ti, const double *y)
+{
+	int64_t n = kj_shape_numel(&ti->shape);
+	for (int64_t k = 0; k < n; k++)
+		if (differs(out_val(s, y, k), out_val(s, s->ref, k), s->atol, s->rtol))
+			return 1;
+	return 0;
+}
+
+static int lint_binding(struct lint *l, int bind, struct kj_err *err)
+{
+	kj_plan p;
+	kj_exec64 x;
+	int rc;
+	uint64_t seed0 = kj_seed_for(l->o->base_seed, 0);
+	if ((rc = kj_plan_build(l->t, bind, &p, err)))
+		return rc;
+	if ((rc = kj_exec64_init(&x, &p, err))) {
+		kj_plan_release(&p);
+		return rc;
+	}
+	for (int i = 0; i < l->nout; i++) {
+		int64_t n = kj_shape_numel(&p.vals[l->outs[i].vi].shape);
+		l->outs[i].ref = malloc((size_t)(n ? n : 1) * sizeof(double));
+		if (!l->outs[i].ref) {
+			rc = kj_err_set(err, KJ_E_NOMEM, "out of memory for %lld outputs", (long long)n);
+			goto out;
+		}
+	}
+	for (int k = 0; k < l->o->seeds; k++) {
+		fill_all(l, &p, &x, kj_seed_for(l->o->base_seed, k));
+		if ((rc = kj_exec64_run(&x, err)))
+			goto out;
+		for (int i = 0; i < l->nout; i++) {
+			struct out_stat *s = &l->outs[i];
+			const kj_tinfo *ti = &p.vals[s->vi];
+			seed_stats(s, ti, x.buf[s->vi]);
+			if (k == 0)
+				memcpy(s->ref, x.buf[s->vi],
+				       (size_t)kj_shape_numel(&ti->shape) * sizeof(double));
+			else if (!s->var_ok && differs_from_ref(s, ti, x.buf[s->vi]))
+				s->var_ok = 1;
+		}
+	}
+	fill_all(l, &p, &x, seed0);
+	for (int j = 0; j < l->nabi; j++) {
+		fill_one(l, &p, &x, j, kj_seed_for(l->o->base_seed ^ 0x6c696e74ULL, j + 1));
+		if ((rc = kj_exec64_run(&x, err)))
+			goto out;
+		for (int i = 0; i < l->nout; i++) {
+			struct out_stat *s = &l->outs[i];
+			if (!s->matters[j] && differs_from_ref(s, &p.vals[s->vi], x.buf[s->vi]))
+				s->matters[j] = 1;
+		}
+		fill_one(l, &p, &x, j, seed0);
+	}
+out:
+	for (int i = 0; i < l->nout; i++) {
+		free(l->outs[i].ref);
+		l->outs[i].ref = NULL;
+	}
+	kj_exec64_release(&x);
+	kj_plan_release(&p);
+	return rc;
+}
+
+static void dim_name(const kj_value *v, int a, char *buf, size_t len)
+{
+	const kj_expr *e = v->dims[a];
+	if (e && e->kind == KJ_X_IDENT)
+		snprintf(buf, len, "%s", e->name);
+	else if (e && e->kind == KJ_X_INT)
+		snprintf(buf, len, "%lld", (long long)e->ival);
+	else
+		snprintf(buf, len, "expr");
+}
+
+static void report(struct lint *l, kj_lint_result *r)
+{
+	const kj_task *t = l->t;
+	/* an input must change some output, not each: with h = x + r and
+	 * y = layer_norm(h, weight=g), g cannot change h */
+	for (int j = 0; j < l->nabi; j++) {
+		const kj_value *in = &t->vals[l->abi[j]];
+		int used = 0;
+		for (int i = 0; i < l->nout; i++)
+			used |= l->outs[i].matters[j];
+		if (used)
+			continue;
+		if (l->nout == 1)
+			add_reason(r, "%s %s does not change output %s",
+				   in->kind == KJ_V_PARAM ? "param" : "input", in->name,
+				   t->vals[l->outs[0].vi].name);
+		else
+			add_reason(r, "%s %s does not change any output",
+				   in->kind == KJ_V_PARAM ? "param" : "input", in->name);
+	}
+	for (int i = 0; i < l->nout; i++) {
+		struct out_stat *s = &l->outs[i];
+		const kj_value *v = &t->vals[s->vi];
+		if (!s->var_ok && !(!s->isf && s->two_values))
+			add_reason(r, "output %s does not vary across %d seeds beyond tolerance", v->name,
+				   l->o->seeds);
+		for (int a = 0; a < v->rank; a++)
+			if (s->axis_seen[a] && !s->axis_varies[a]) {
+				char d[64];
+				dim_name(v, a, d, sizeof(d));
+				add_reason(r, "output %s is constant along dim %d (%s)", v->name, a, d);
+			}
+		if (s->isf && s->cnt > 0 && s->atol > 0) {
+			double rms = sqrt(s->sumsq / (double)s->cnt);
+			if (rms < 10 * s->atol)
+				add_reason(r, "output %s has RMS %.3g, below 10 x atol %.3g", v->name, rms,
+					   s->atol);
+		}
+	}
+}
+
+int kj_lint_task(const kj_task *t, const kj_lint_opts *o, kj_lint_result *r, struct kj_err *err)
+{
+	struct lint l;
+	kj_lint_opts def;
+	int abi[MAX_ABI], n, rc = 0;
+	memset(r, 0, sizeof(*r));
+	if (!o) {
+		kj_lint_opts_init(&def);
+		o = &def;
+	}
+	if (o->seeds < 2)
+		return kj_err_set(err, KJ_E_USAGE, "the lint needs at least 2 seeds, got %d", o->seeds);
+	memset(&l, 0, sizeof(l));
+	l.t = t;
+	l.o = o;
+	n = kj_task_abi_values(t, abi, MAX_ABI);
+	if (n > MAX_ABI)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has more than %d tensors", t->id, MAX_ABI);
+	l.outs = calloc((size_t)(n ? n : 1), sizeof(*l.outs));
+	if (!l.outs)
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const kj_value *v = &t->vals[abi[i]];
+		if (v->kind != KJ_V_OUTPUT) {
+			l.abi[l.nabi++] = abi[i];
+			continue;
+		}
+		struct out_stat *s = &l.outs[l.nout++];
+		s->vi = abi[i];
+		s->dt = v->dtype;
+		s->isf = kj_dtype_is_float(v->dtype);
+		tol_for(t, v->dtype, &s->atol, &s->rtol);
+	}
+	for (int i = 0; i < l.nout && !rc; i++) {
+		l.outs[i].matters = calloc((size_t)(l.nabi ? l.nabi : 1), sizeof(int));
+		if (!l.outs[i].matters)
+			rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	}
+	for (int b = 0; b < t->nbind && !rc; b++) {
+		if (t->binds[b].bench == 1)
+			continue;
+		rc = lint_binding(&l, b, err);
+		r->nbind++;
+	}
+	if (!rc)
+		report(&l, r);
+	for (int i = 0; i < l.nout; i++)
+		free(l.outs[i].matters);
+	free(l.outs);
+	return rc;
+}

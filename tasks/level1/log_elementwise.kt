@@ -1,0 +1,12 @@
+# Positive inputs only; log crosses zero at 1, where rtol alone would
+# be too strict for f32, hence the default atol.  The name avoids log().
+task log_elementwise
+level 1
+category Math
+about "Natural logarithm of positive inputs, elementwise"
+input  x: f32[B, D] ~ uniform(0.1, 2.0)
+output y: f32[B, D]
+y = log(x)
+check B=1 D=1; B=3 D=1000; B=17 D=4097; B=5 D=31
+bench B=8192 D=65536 weight=0.7; B=4096 D=131071 weight=0.3
+bench cpu B=256 D=4096 weight=1

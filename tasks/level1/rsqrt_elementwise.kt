@@ -1,0 +1,12 @@
+# Positive inputs only.  The hardware rsqrt approximation (~2 ulp) passes;
+# the name avoids CUDA's own rsqrt.
+task rsqrt_elementwise
+level 1
+category Math
+about "Reciprocal square root 1/sqrt(x) of positive inputs, elementwise"
+input  x: f32[B, D] ~ uniform(0.1, 2.0)
+output y: f32[B, D]
+y = rsqrt(x)
+check B=1 D=1; B=3 D=1000; B=17 D=4097; B=5 D=31
+bench B=8192 D=65536 weight=0.7; B=4096 D=131071 weight=0.3
+bench cpu B=256 D=4096 weight=1

@@ -1,0 +1,13 @@
+task gemm_lse_leakyrelu_gelu
+level 2
+category Fusion
+about "Linear, logsumexp over features (keepdim), LeakyReLU twice, GELU twice (KernelBench L2 #64_Gemm_LogSumExp_LeakyReLU_LeakyReLU_GELU_GELU)"
+input  x: f32[N, IN] ~ normal
+param  w: f32[OUT, IN] ~ kaiming
+param  b: f32[OUT] ~ uniform(-0.1, 0.1)
+output y: f32[N, 1]
+l = logsumexp(linear(x, w, b), dim=1, keepdim=True)
+y = gelu(gelu(leaky_relu(leaky_relu(l, negative_slope=0.01), negative_slope=0.01)))
+check N=1 IN=1 OUT=1; N=3 IN=37 OUT=5; N=17 IN=129 OUT=67; N=2 IN=1000 OUT=3
+bench N=1024 IN=8192 OUT=8192 weight=0.5; N=8192 IN=4096 OUT=4096 weight=0.5
+bench cpu N=128 IN=256 OUT=256 weight=1

@@ -1,0 +1,14 @@
+# The scale of 0.5 is applied before the HardTanh so that outlier rows
+# reach its bounds; ordinary rows stay in the smooth part.
+task gemm_scaling_hardtanh_gelu
+level 2
+category Fusion
+about "Linear, scale by 0.5, HardTanh to [-2, 2], GELU (KernelBench L2 #53_Gemm_Scaling_Hardtanh_GELU)"
+input  x: f32[N, IN] ~ normal
+param  w: f32[OUT, IN] ~ kaiming
+param  b: f32[OUT] ~ uniform(-0.1, 0.1)
+output y: f32[N, OUT]
+y = gelu(hardtanh(linear(x, w, b) * 0.5, min_val=-2.0, max_val=2.0))
+check N=1 IN=1 OUT=1; N=3 IN=37 OUT=5; N=17 IN=129 OUT=67; N=2 IN=1000 OUT=3
+bench N=1024 IN=8192 OUT=8192 weight=0.5; N=8192 IN=4096 OUT=4096 weight=0.5
+bench cpu N=128 IN=256 OUT=256 weight=1

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# kjudge lint-tasks: the shipped suite is free of degenerate tasks, and a task
+# whose output ignores an input is caught and named.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$TMP/ignored.kt" <<'KT'
+task ignored
+level 1
+category Math
+about "b is multiplied by zero"
+input  a: f32[N] ~ normal
+input  b: f32[N] ~ normal
+output y: f32[N]
+y = a + b * 0.0
+check N=1; N=33
+KT
+cat >"$TMP/flat.kt" <<'KT'
+task flat
+level 1
+category Math
+about "constant along D"
+input  x: f32[B, D] ~ normal
+output y: f32[B, D]
+y = x * 0.0 + 1.0
+check B=3 D=5
+KT
+
+expect_success "lint-tasks --help exits 0" '"$KJ" lint-tasks --help | grep -q "usage: kjudge lint-tasks"'
+expect_success "every shipped task passes the lint (exit 0)" '
+	"$KJ" lint-tasks >"$TMP/all"; rc=$?; grep -v "^ok " "$TMP/all";
+	test $rc -eq 0 && ! grep -q "^FAIL" "$TMP/all" &&
+	grep -q "^ok level1/softmax$" "$TMP/all" && grep -q " 0 failed, 0 errors$" "$TMP/all"'
+expect_success "a task with an ignored input fails (exit 1) and names the input" '
+	"$KJ" lint-tasks "$TMP/ignored.kt" >"$TMP/o"; test $? -eq 1 &&
+	grep -q "^FAIL .*: input b does not change output y$" "$TMP/o"'
+expect_success "a constant task fails and names the constant axis" '
+	"$KJ" lint-tasks "$TMP/flat.kt" >"$TMP/o"; test $? -eq 1 &&
+	grep -q "output y is constant along dim 1 (D)" "$TMP/o"'
+expect_success "one bad task among good ones still exits 1" '
+	"$KJ" lint-tasks level1/relu "$TMP/ignored.kt" >"$TMP/o"; test $? -eq 1 &&
+	grep -q "^ok level1/relu$" "$TMP/o" && grep -q "1 ok, 1 failed" "$TMP/o"'
+expect_success "--json gives per-task results and counts" '
+	"$KJ" lint-tasks --json level1/relu "$TMP/ignored.kt" >"$TMP/o.json"; test $? -eq 1 &&
+	test "$(json_get "$TMP/o.json" passed)" = 1 && test "$(json_get "$TMP/o.json" failed)" = 1 &&
+	test "$(json_get "$TMP/o.json" tasks.0.task)" = level1/relu &&
+	test "$(json_get "$TMP/o.json" tasks.1.reasons.0)" = "input b does not change output y"'
+expect_success "an unknown option is a usage error (2)" '"$KJ" lint-tasks --bogus 2>/dev/null; test $? -eq 2'
+expect_success "an unknown task is a usage error (2) that names it" '
+	"$KJ" lint-tasks level1/nope 2>"$TMP/e"; test $? -eq 2 && grep -q "level1/nope" "$TMP/e"'
+expect_success "a task that does not parse is a judge error (3)" '
+	printf "task broken\nlevel 1\n" >"$TMP/broken.kt" && "$KJ" lint-tasks "$TMP/broken.kt" 2>/dev/null; test $? -eq 3'
+done_testing
