@@ -5,6 +5,7 @@
  * source it reads is untrusted, so a compiler that hangs or floods is the
  * candidate's failure, not the judge's.
  */
+#include "kjudge/fsutil.h"
 #include "kjudge/compile.h"
 
 #include <errno.h>
@@ -430,25 +431,6 @@ static int write_atomic(const char *path, const void *data, size_t len, struct k
 	return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t len = strlen(path), i;
-	if (len == 0 || len >= sizeof(buf)) {
-		errno = len ? ENAMETOOLONG : ENOENT;
-		return -1;
-	}
-	memcpy(buf, path, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		buf[i] = '\0';
-		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-			return -1;
-		buf[i] = path[i];
-	}
-	return 0;
-}
 
 int kj_cache_dir(const char *override, char *out, size_t n, struct kj_err *err)
 {
@@ -657,7 +639,7 @@ int kj_compile(const char *source, size_t len, const struct kj_compile_opts *o,
 	/* base + ".fail" must fit: every later name is then short enough. */
 	if (pathf(dir, "%s/%s/%.2s", root, kj_backend_name(o->backend), res->key) < 0 ||
 	    pathf(base, "%s/%s", dir, res->key) < 0 || pathf(path, "%s.fail.tmp-XXXXXX", base) < 0 ||
-	    mkdir_p(dir) < 0)
+	    kj_mkdir_p(dir) < 0)
 		return kj_err_sys(err, "cannot create cache folder '%s'", dir);
 
 	if (!o->no_cache) {

@@ -658,17 +658,23 @@ int kjj_largest_check(const kj_task *t, int smallest)
 	return best;
 }
 
+int kjj_correctness_order(const kj_task *t, kj_backend b, int *order, int cap)
+{
+	int n = 0, first = kjj_largest_check(t, 1);
+	int pb[64], npb = kjj_perf_binds(t, b, pb, 64);
+	order[n++] = first;
+	for (int i = 0; i < t->nbind && n < cap; i++)
+		if (t->binds[i].bench == 0 && i != first)
+			order[n++] = i;
+	for (int i = 0; i < npb && n < cap; i++)
+		order[n++] = pb[i];
+	return n;
+}
+
 static int stage_correctness(struct judge *j)
 {
 	const kj_task *t = j->t;
-	int order[256], n = 0, first = kjj_largest_check(t, 1);
-	int pb[64], npb = kjj_perf_binds(t, j->o->backend, pb, 64);
-	order[n++] = first;
-	for (int i = 0; i < t->nbind && n < 200; i++)
-		if (t->binds[i].bench == 0 && i != first)
-			order[n++] = i;
-	for (int i = 0; i < npb && n < 256; i++)
-		order[n++] = pb[i];
+	int order[256], n = kjj_correctness_order(t, j->o->backend, order, 256);
 	for (int oi = 0; oi < n; oi++) {
 		int bind = order[oi];
 		struct shape_ctx s;

@@ -248,14 +248,7 @@ static int gjudge_outputs(struct judge *j, struct gshape *s, const double *const
 int kjj_gpu_correctness(struct judge *j)
 {
 	const kj_task *t = j->t;
-	int order[256], n = 0, first = kjj_largest_check(t, 1);
-	int pb[64], npb = kjj_perf_binds(t, j->o->backend, pb, 64);
-	order[n++] = first;
-	for (int i = 0; i < t->nbind && n < 200; i++)
-		if (t->binds[i].bench == 0 && i != first)
-			order[n++] = i;
-	for (int i = 0; i < npb && n < 256; i++)
-		order[n++] = pb[i];
+	int order[256], n = kjj_correctness_order(t, j->o->backend, order, 256);
 	for (int oi = 0; oi < n; oi++) {
 		int bind = order[oi];
 		struct gshape s;

@@ -54,6 +54,10 @@ int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg
 void kjj_summarize(double *xs, int n, double *med, double *iqr, int *stable);
 int kjj_perf_binds(const kj_task *t, kj_backend b, int *out, int cap);
 int kjj_largest_check(const kj_task *t, int smallest);
+/* The bindings the correctness stage visits, in order: the smallest check
+ * shape first (the call stage), the other check shapes, then the track's
+ * bench shapes.  Returns the count. */
+int kjj_correctness_order(const kj_task *t, kj_backend b, int *order, int cap);
 int kjj_stage_static(struct judge *j, const char *src, size_t len);
 int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
 		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,

@@ -5,6 +5,7 @@
  * sequence number, times come from the judge's clock, and the worker's fate
  * comes from waitpid().
  */
+#include "kjudge/fsutil.h"
 #include "kjudge/sandbox.h"
 
 #include <errno.h>
@@ -461,26 +462,6 @@ static int exchange(struct kj_worker *w, void *msg, size_t len, int fd, double t
 	return 0;
 }
 
-/* mkdir -p; returns 0 or -1 with errno set. */
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t len = strlen(path), i;
-	if (len == 0 || len >= sizeof(buf)) {
-		errno = len ? ENAMETOOLONG : ENOENT;
-		return -1;
-	}
-	memcpy(buf, path, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		buf[i] = '\0';
-		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-			return -1;
-		buf[i] = path[i];
-	}
-	return 0;
-}
 
 /* While any worker lives, the judge is non-dumpable: another process of the
  * same user may then neither ptrace it nor open its /proc/<pid>/mem, maps or
@@ -687,7 +668,7 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 		w->opts.flood_limit = DEF_FLOOD;
 	kj_capbuf_init(&w->log, w->opts.log_cap);
 
-	if (mkdir_p(o->scratch_dir) < 0)
+	if (kj_mkdir_p(o->scratch_dir) < 0)
 		return kj_err_sys(err, "cannot create scratch directory '%s'", o->scratch_dir);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return kj_err_sys(err, "cannot create the worker socket");
