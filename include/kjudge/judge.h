@@ -145,6 +145,17 @@ struct kj_eval_opts {
 
 void kj_eval_opts_init(struct kj_eval_opts *o);
 
+/* The tolerance an output of dtype dt is judged with: the task's `tol` line,
+ * else 1e-4/1e-4 for f32, 1e-2/1e-2 for f16/bf16, exact (0/0) for integers
+ * and bool.  One rule for the judge, the lint and any other caller. */
+void kj_tolerance(const kj_task *t, kj_dtype dt, double *atol, double *rtol);
+
+/* Timing statistics of n samples (sorts xs in place): median, interquartile
+ * range, and *stable = 1 once n >= 10 and the median's ~95% confidence
+ * half-width (order statistics n/2 -+ 0.98 sqrt(n)) is within 0.5% of it.
+ * The judge's timing stages and `kjudge baseline` stop on this rule. */
+void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable);
+
 /* Hidden-seed mode: a base seed nothing the candidate sees can predict,
  * the first 64 bits of sha256("kjudge-seed-secret/1" + secret). */
 uint64_t kj_seed_from_secret(const char *secret);

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "kjudge/gpu.h"
+#include "kjudge/judge.h"
 
 #define BASE_SEED 0x6b6a75646765ULL /* the judge's default base seed ("kjudge") */
 #define MIN_SAMPLES 10
@@ -30,29 +31,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts xs.  Median, IQR; *stable when the ~95% confidence interval of the
- * median (order statistics n/2 -+ 0.98 sqrt(n)) has a half-width within 0.5%
- * of it: the judge's rule, so both stop at the same precision. */
-static void summarize(double *xs, int n, double *med, double *iqr, int *stable)
-{
-	double h = 0.98 * sqrt((double)n);
-	int lo = (int)floor(n / 2.0 - h), hi = (int)ceil(n / 2.0 + h);
-	qsort(xs, (size_t)n, sizeof(double), cmp_double);
-	*med = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-	*iqr = xs[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1] - xs[n / 4];
-	if (lo < 0)
-		lo = 0;
-	if (hi > n - 1)
-		hi = n - 1;
-	*stable = n >= MIN_SAMPLES && *med > 0 && (xs[hi] - xs[lo]) / 2 <= 0.005 * *med;
 }
 
 /* Inputs and params as the judge generates them for seed 0: tensor ids count
@@ -112,12 +90,12 @@ static int time_shape(kj_gpu *g, const kj_task *t, int bind, double budget_s, sh
 		samples[ns++] = ms;
 		if (ns >= MIN_SAMPLES) {
 			memcpy(tmp, samples, (size_t)ns * sizeof(double));
-			summarize(tmp, ns, &med, &iqr, &stable);
+			kj_timing_summary(tmp, ns, &med, &iqr, &stable);
 			if (stable || now_s() - t0 > budget_s)
 				break;
 		}
 	}
-	summarize(samples, ns, &r->ms, &r->iqr_ms, &r->stable);
+	kj_timing_summary(samples, ns, &r->ms, &r->iqr_ms, &r->stable);
 	r->n = ns;
 out:
 	if (x)

@@ -217,7 +217,7 @@ static void gen_inputs(const kj_task *t, struct shape_ctx *s, uint64_t seed, kj_
 
 /* ---- comparison ---- */
 
-void kjj_tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
+void kj_tolerance(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
 {
 	if (t->tol.has_tol) {
 		*atol = t->tol.atol;
@@ -243,7 +243,7 @@ static void compare(const kj_task *t, kj_dtype dt, const void *gotbuf, const flo
 	memset(st, 0, sizeof(*st));
 	st->n = n;
 	st->first_bad = -1;
-	kjj_tol_for(t, dt, &atol, &rtol);
+	kj_tolerance(t, dt, &atol, &rtol);
 	for (int64_t i = 0; i < n; i++) {
 		double r = ref[i], g;
 		int bad;
@@ -601,7 +601,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* Median, IQR; *stable when the median's ~95% confidence half-width (order
  * statistics n/2 -+ 0.98 sqrt(n)) is within 0.5% of it. */
-void kjj_summarize(double *xs, int n, double *med, double *iqr, int *stable)
+void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable)
 {
 	double h;
 	int lo, hi;
@@ -759,7 +759,7 @@ int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, i
 		if (*ns >= PERF_MIN_SAMPLES) {
 			double tmp[PERF_MAX_SAMPLES];
 			memcpy(tmp, samples, (size_t)*ns * sizeof(double));
-			kjj_summarize(tmp, *ns, &med, &iqr, stable);
+			kj_timing_summary(tmp, *ns, &med, &iqr, stable);
 			if (*stable || kjj_now_s() - t0 > j->o->perf_budget_s)
 				break;
 		}
@@ -841,13 +841,13 @@ static int stage_perf(struct judge *j)
 		kjj_shape_desc(j, bind, sd, sizeof(sd));
 		kjj_progress(j, "performance: candidate on %s", sd);
 		if (kjj_timing_loop(j, cpu_candidate_sample, &c, samples, &ns, &stable, &rc) == 0) {
-			kjj_summarize(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
+			kj_timing_summary(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
 			pf->n = ns;
 			if (!stable)
 				j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
 			kjj_progress(j, "performance: baseline on %s", sd);
 			if (kjj_timing_loop(j, cpu_baseline_sample, &c, samples, &ns, &stable, &rc) == 0) {
-				kjj_summarize(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
+				kj_timing_summary(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
 				pf->baseline_n = ns;
 				pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;
 				if (pf->speedup > 0) {
@@ -1048,7 +1048,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 					goto out;
 				rt[i] = (double)res.judge_ns;
 			}
-			kjj_summarize(rt, 21, &m, &q, &dummy);
+			kj_timing_summary(rt, 21, &m, &q, &dummy);
 			med = (int)m;
 			j.nop_ns = med;
 		}

@@ -226,7 +226,7 @@ static int gjudge_outputs(struct judge *j, struct gshape *s, const double *const
 		int rc;
 		if (!kjj_is_output(j->t, vi))
 			continue;
-		kjj_tol_for(j->t, ti->dtype, &atol, &rtol);
+		kj_tolerance(j->t, ti->dtype, &atol, &rtol);
 		if ((rc = kj_gpu_compare(j->gpu, ti->dtype, arena + s->off[i], refs[i], numel(s, vi), atol, rtol,
 					 &c, j->err)))
 			return rc;
@@ -542,14 +542,14 @@ int kjj_gpu_perf(struct judge *j)
 		c.verify_every = c.ref_ms <= 5 ? 1 : c.ref_ms <= 50 ? 4 : 8;
 		kjj_progress(j, "performance: candidate on %s", sd);
 		if (!rc && kjj_timing_loop(j, gpu_candidate_sample, &c, samples, &ns, &stable, &rc) == 0) {
-			kjj_summarize(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
+			kj_timing_summary(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
 			pf->n = ns;
 			if (!stable)
 				j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
 			if (baseline_load(j, bind, pf)) {
 				kjj_progress(j, "performance: baseline on %s", sd);
 				if (kjj_timing_loop(j, gpu_baseline_sample, &c, samples, &ns, &stable, &rc) == 0) {
-					kjj_summarize(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
+					kj_timing_summary(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
 					pf->baseline_n = ns;
 					baseline_store(j, bind, pf);
 				}

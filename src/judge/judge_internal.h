@@ -45,13 +45,11 @@ struct judge {
 
 double kjj_now_s(void);
 int kjj_is_output(const kj_task *t, int vi);
-void kjj_tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol);
 void kjj_fail(struct judge *j, kj_status st, kj_stage sg, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void kjj_progress(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *kjj_shape_desc(struct judge *j, int bind, char *buf, size_t len);
 int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg, int bind);
-void kjj_summarize(double *xs, int n, double *med, double *iqr, int *stable);
 int kjj_perf_binds(const kj_task *t, kj_backend b, int *out, int cap);
 int kjj_largest_check(const kj_task *t, int smallest);
 /* The bindings the correctness stage visits, in order: the smallest check

@@ -5,6 +5,7 @@
  * through the tensor's dtype) and tolerances are the judge's, so "differs"
  * here means "a candidate returning the other value would be caught".
  */
+#include "kjudge/judge.h"
 #include "kjudge/lint.h"
 
 #include <math.h>
@@ -46,20 +47,6 @@ void kj_lint_opts_init(kj_lint_opts *o)
 	o->seeds = 3;
 }
 
-/* The judge's tolerance rule (kjj_tol_for in judge.c). */
-static void tol_for(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
-{
-	if (t->tol.has_tol) {
-		*atol = t->tol.atol;
-		*rtol = t->tol.rtol;
-	} else if (dt == KJ_F32) {
-		*atol = *rtol = 1e-4;
-	} else if (dt == KJ_F16 || dt == KJ_BF16) {
-		*atol = *rtol = 1e-2;
-	} else {
-		*atol = *rtol = 0;
-	}
-}
 
 static int differs(double a, double b, double atol, double rtol)
 {
@@ -300,7 +287,7 @@ int kj_lint_task(const kj_task *t, const kj_lint_opts *o, kj_lint_result *r, str
 		s->vi = abi[i];
 		s->dt = v->dtype;
 		s->isf = kj_dtype_is_float(v->dtype);
-		tol_for(t, v->dtype, &s->atol, &s->rtol);
+		kj_tolerance(t, v->dtype, &s->atol, &s->rtol);
 	}
 	for (int i = 0; i < l.nout && !rc; i++) {
 		l.outs[i].matters = calloc((size_t)(l.nabi ? l.nabi : 1), sizeof(int));
