@@ -26,6 +26,7 @@ import glob
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -100,6 +101,17 @@ def time_torch(torch, fn, inputs, flush, budget):
 
 def fmt(v, spec, none="-"):
     return none if v is None else format(v, spec)
+
+
+def single_op(task):
+    """Whether the task is one op (one call or one infix operator on names):
+    its eager baseline is one kernel, so it can reach the copy bandwidth."""
+    if len(task.stmts) != 1:
+        return False
+    e = re.sub(r"(?<![\w.])\d+(\.\d*)?([eE][-+]?\d+)?", "0", task.stmts[0][1])
+    e = re.sub(r"[A-Za-z_]\w*\s*=\s*-?[\w.]+", "", e)
+    e = re.sub(r"\[[^\]]*\]", "", e)
+    return e.count("(") + len(re.findall(r"[-+*/]", e)) == 1
 
 
 def main():
@@ -207,6 +219,7 @@ def main():
             row["pct"] = 100.0 * gbs / copy_gbs if gbs and copy_gbs else None
             row["ratio"] = row["ours"] / row["torch"] if row["ours"] and row["torch"] else None
             row["intensity"] = row["flops"] / row["bytes"] if row["bytes"] else None
+            row["single"] = single_op(t)
             rows.append(row)
             out("%-34s %-26s %10s %10s %8s %9s %7s %6s" % (
                 tid, b.label()[:26], fmt(row["ours"], ".4f"), fmt(row["torch"], ".4f"),
@@ -235,6 +248,14 @@ def main():
     else:
         out("no shape measured on both sides")
     mem = [r for r in rows if r["intensity"] is not None and r["intensity"] < 10 and r["pct"] is not None]
+    single = [r for r in mem if r.get("single")]
+    if single:
+        good = [r for r in single if r["pct"] >= 90.0]
+        out("single-op memory-bound shapes (one op, so one kernel in eager): %d, at >= 90%% of copy "
+            "bandwidth: %d (%.0f%%)" % (len(single), len(good), 100.0 * len(good) / len(single)))
+        low = sorted((r for r in single if r["pct"] < 90.0), key=lambda r: r["pct"])
+        if low:
+            out("  below 90%%: " + ", ".join("%s %s %.0f%%" % (r["task"], r["shape"], r["pct"]) for r in low))
     if mem:
         good = [r for r in mem if r["pct"] >= 90.0]
         out("memory-bound shapes (flops/bytes < 10): %d, at >= 90%% of copy bandwidth: %d (%.0f%%)" % (

@@ -389,6 +389,14 @@ def op_env(device="cuda"):
         "cross_entropy": lambda input, target, reduction="mean":
             F.cross_entropy(input, target, reduction=reduction),
         "cast": lambda input, dtype: input.to(dtype),
+        # table C: same names, parameters and order as torch.nn.functional
+        "conv1d": F.conv1d, "conv2d": F.conv2d, "conv3d": F.conv3d,
+        "conv_transpose1d": F.conv_transpose1d, "conv_transpose2d": F.conv_transpose2d,
+        "conv_transpose3d": F.conv_transpose3d,
+        "max_pool1d": F.max_pool1d, "max_pool2d": F.max_pool2d, "max_pool3d": F.max_pool3d,
+        "avg_pool1d": F.avg_pool1d, "avg_pool2d": F.avg_pool2d, "avg_pool3d": F.avg_pool3d,
+        "adaptive_avg_pool1d": F.adaptive_avg_pool1d, "adaptive_avg_pool2d": F.adaptive_avg_pool2d,
+        "adaptive_avg_pool3d": F.adaptive_avg_pool3d,
         "copy": lambda input: input.clone(),
         "True": True, "False": False, "true": True, "false": False, "None": None,
     }

@@ -12,6 +12,10 @@ extern const kj_op kj_ops_a[];
 extern const int kj_ops_a_count;
 extern const kj_op kj_ops_b[];
 extern const int kj_ops_b_count;
+extern const kj_op kj_ops_c[];
+extern const int kj_ops_c_count;
+extern const kj_op kj_ops_d[];
+extern const int kj_ops_d_count;
 
 #define KJ_MAX_OPS 256
 static const kj_op *all_ops[KJ_MAX_OPS];
@@ -27,6 +31,10 @@ static void build(void)
 		flat[n++] = kj_ops_a[i];
 	for (int i = 0; i < kj_ops_b_count && n < KJ_MAX_OPS; i++)
 		flat[n++] = kj_ops_b[i];
+	for (int i = 0; i < kj_ops_c_count && n < KJ_MAX_OPS; i++)
+		flat[n++] = kj_ops_c[i];
+	for (int i = 0; i < kj_ops_d_count && n < KJ_MAX_OPS; i++)
+		flat[n++] = kj_ops_d[i];
 	for (int i = 0; i < n; i++)
 		all_ops[i] = &flat[i];
 	nops = n;

@@ -10,7 +10,8 @@
  *     tol line, else f32 1e-4/1e-4, f16/bf16 1e-2, integers exact).
  * Then op-level cases that no task covers (every unary op, broadcasting
  * with a middle unit dim, integer inputs, split reductions, layouts, casts,
- * matmul broadcasting, the cross_entropy range error).  One TAP line per
+ * matmul broadcasting, the cross_entropy range error, 16-bit and grouped
+ * convolutions, cuDNN and own-kernel pooling variants).  One TAP line per
  * (task, shape, precision).  Without a CUDA device: a skip line.
  */
 #include <dirent.h>
@@ -538,6 +539,135 @@ static void linalg_norm_loss_cases(void)
 		 "output y: f32[]\ny = cross_entropy(x, t)\ncheck B=40 C=5\n", "out of range [0, 5)");
 }
 
+/* Convolution and pooling (table C) beyond the tasks: 16-bit dtypes, bias
+ * with groups, transposed convs whose reference takes the DGEMM + col2im
+ * path, and the pooling variants that cuDNN serves (no dilation, floor
+ * mode) next to those that the own kernels serve (ceil mode, dilation). */
+static void conv_pool_cases(void)
+{
+	run_text("conv1d_bf16_groups", "input x: bf16[N, C, L] ~ normal\nparam w: bf16[O, C/2, 5] ~ kaiming\n"
+		 "param b: bf16[O] ~ uniform(-0.1, 0.1)\noutput y: bf16[N, O, (L-1)/2+1]\n"
+		 "y = conv1d(x, w, b, stride=2, padding=2, groups=2)\ncheck N=3 C=8 O=6 L=37\n"
+		 "tol atol=0.02 rtol=1e-2\n", NULL);
+	run_text("conv2d_bias_groups", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[O, C/3, 3, 3] ~ kaiming\n"
+		 "param b: f32[O] ~ uniform(-0.1, 0.1)\noutput y: f32[N, O, (H-3)/2+1, (W-3)/2+1]\n"
+		 "y = conv2d(x, w, b, stride=2, padding=1, dilation=2, groups=3)\ncheck N=2 C=24 O=9 H=17 W=12\n",
+		 NULL);
+	run_text("conv3d_bf16", "input x: bf16[N, C, D, H, W] ~ normal\nparam w: bf16[O, C, 2, 3, 3] ~ kaiming\n"
+		 "output y: bf16[N, O, D-1, H-2, W-2]\ny = conv3d(x, w)\ncheck N=2 C=16 O=5 D=4 H=7 W=9\n"
+		 "tol atol=0.02 rtol=1e-2\n", NULL);
+	run_text("convt2d_f16_bias", "input x: f16[N, C, H, W] ~ normal\nparam w: f16[C, O, 3, 3] ~ kaiming\n"
+		 "param b: f16[O] ~ uniform(-0.1, 0.1)\noutput y: f16[N, O, 2*H, 2*W]\n"
+		 "y = conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)\n"
+		 "check N=2 C=16 O=5 H=6 W=9\ntol atol=0.02 rtol=1e-2\n", NULL);
+	run_text("convt2d_gemm_groups", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[C, O/2, 3, 3] ~ kaiming\n"
+		 "param b: f32[O] ~ uniform(-0.1, 0.1)\noutput y: f32[N, O, 2*H+1, 2*W+1]\n"
+		 "y = conv_transpose2d(x, w, b, stride=2, groups=2)\ncheck N=2 C=32 O=10 H=5 W=7\n", NULL);
+	run_text("convt3d_dilated", "input x: f32[N, C, D, H, W] ~ normal\nparam w: f32[C, O, 3, 3, 3] ~ kaiming\n"
+		 "output y: f32[N, O, D+4, H+4, W+4]\ny = conv_transpose3d(x, w, dilation=2)\n"
+		 "check N=1 C=12 O=3 D=3 H=4 W=5\n", NULL);
+	run_text("maxpool2d_ceil", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, (H-2)/2+1, (W-2)/2+1]\n"
+		 "y = max_pool2d(x, 3, stride=2, ceil_mode=True)\ncheck N=2 C=3 H=10 W=9\n", NULL);
+	run_text("maxpool3d_f16", "input x: f16[N, C, D, H, W] ~ normal\noutput y: f16[N, C, D/2, H/2, W/2]\n"
+		 "y = max_pool3d(x, 2)\ncheck N=2 C=3 D=6 H=9 W=8\n", NULL);
+	run_text("avgpool2d_nopad", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, (H-1)/2+1, (W-1)/2+1]\n"
+		 "y = avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)\ncheck N=2 C=3 H=10 W=9\n",
+		 NULL);
+	run_text("avgpool1d_ceil", "input x: f32[N, C, L] ~ normal\noutput y: f32[N, C, (L-1)/2+1]\n"
+		 "y = avg_pool1d(x, 2, ceil_mode=True)\ncheck N=2 C=3 L=11\n", NULL);
+	run_text("avgpool3d_bf16", "input x: bf16[N, C, D, H, W] ~ normal\noutput y: bf16[N, C, (D-1)/2+1, (H-1)/2+1, (W-1)/2+1]\n"
+		 "y = avg_pool3d(x, 3, stride=2, padding=1)\ncheck N=2 C=3 D=7 H=6 W=9\n", NULL);
+	run_text("adaptive3d_bf16", "input x: bf16[N, C, D, H, W] ~ normal\noutput y: bf16[N, C, 2, 3, 4]\n"
+		 "y = adaptive_avg_pool3d(x, [2, 3, 4])\ncheck N=2 C=3 D=7 H=6 W=9\n", NULL);
+	run_text("adaptive1d", "input x: f32[N, C, L] ~ normal\noutput y: f32[N, C, 5]\n"
+		 "y = adaptive_avg_pool1d(x, 5)\ncheck N=2 C=3 L=13; N=1 C=1 L=3\n", NULL);
+}
+
+/* Table D (ops_misc.cu) beyond the tasks: 16-bit dtypes, integer and bool
+ * operands, broadcasting, middle dims, every reduction mode of the losses,
+ * the running-statistics paths of the norms and the embedding range error. */
+static void misc_cases(void)
+{
+	run_text("sdpa_f16_causal_rect", "input q: f16[B, L, E] ~ normal\ninput k: f16[B, S, E] ~ normal\n"
+		 "input v: f16[B, S, F] ~ normal\noutput o: f16[B, L, F]\no = sdpa(q, k, v, causal=True, scale=0.3)\n"
+		 "check B=3 L=37 S=20 E=16 F=9\ntol atol=0.01 rtol=1e-2\n", NULL);
+	run_text("sdpa_torch_name_bf16", "input q: bf16[B, H, L, E] ~ normal\ninput k: bf16[B, H, S, E] ~ normal\n"
+		 "input v: bf16[B, H, S, E] ~ normal\noutput o: bf16[B, H, L, E]\n"
+		 "o = scaled_dot_product_attention(q, k, v, is_causal=False)\ncheck B=2 H=2 L=5 S=300 E=32\n"
+		 "tol atol=0.02 rtol=2e-2\n", NULL);
+	run_text("embedding_i32", "input i: i32[N] ~ randint(0, V)\nparam w: f16[V, D] ~ normal\noutput y: f16[N, D]\n"
+		 "y = embedding(i, w)\ncheck N=77 V=13 D=5; N=9 V=100 D=64\n", NULL);
+	run_text("embedding_range", "input i: i64[N] ~ randint(0, 9)\nparam w: f32[V, D] ~ normal\noutput y: f32[N, D]\n"
+		 "y = embedding(i, w)\ncheck N=40 V=5 D=3\n", "out of range [0, 5)");
+	run_text("cat_mid_i32", "input a: i32[B, M, N] ~ randint(-9, 9)\ninput b: i32[B, K, N] ~ randint(-9, 9)\n"
+		 "input c: i32[B, 1, N] ~ randint(-9, 9)\noutput y: i32[B, M+K+1, N]\ny = cat(a, b, c, dim=1)\n"
+		 "check B=3 M=5 K=2 N=7; B=2 M=4 K=4 N=8\n", NULL);
+	run_text("narrow_mid_f16", "input x: f16[B, M, N] ~ normal\noutput y: f16[B, 3, N]\ny = narrow(x, 1, 2, 3)\n"
+		 "check B=3 M=7 N=9; B=2 M=5 N=64\n", NULL);
+	run_text("pad_f16_value", "input x: f16[B, M, N] ~ normal\noutput y: f16[B, M+3, N-1]\n"
+		 "y = pad(x, [0, -1, 2, 1], value=-2.5)\ncheck B=3 M=5 N=9; B=1 M=1 N=2\n", NULL);
+	run_text("pad_wide_rows", "input x: f32[B, M, N] ~ normal\noutput y: f32[B+1, M, N]\n"
+		 "y = pad(x, [0, 0, 0, 0, 1, 0])\ncheck B=3 M=5 N=64; B=2 M=3 N=7\n", NULL);
+	run_text("flip_bool_first", "input x: bool[A, B, C] ~ randint(0, 2)\noutput y: bool[A, B, C]\n"
+		 "y = flip(x, [0])\ncheck A=5 B=3 C=7\n", NULL);
+	run_text("where_int_literal", "input m: bool[N] ~ randint(0, 2)\ninput a: f16[B, N] ~ normal\n"
+		 "output y: f16[B, N]\ny = where(m, a, 3)\ncheck B=4 N=33\n", NULL);
+	run_text("where_i64_bcast", "input m: bool[B, 1] ~ randint(0, 2)\ninput a: i64[B, N] ~ randint(-50, 50)\n"
+		 "input b: i32[N] ~ randint(-5, 5)\noutput y: i64[B, N]\ny = where(m, a, b)\ncheck B=6 N=17\n", NULL);
+	run_text("masked_fill_bf16", "input x: bf16[B, S, S] ~ normal\ninput m: bool[S, 1] ~ randint(0, 2)\n"
+		 "output y: bf16[B, S, S]\ny = masked_fill(x, m, -1.5)\ncheck B=3 S=9\n", NULL);
+	run_text("tri_diag_3d", "input x: f32[B, M, N] ~ normal\noutput u: f32[B, M, N]\noutput l: f32[B, M, N]\n"
+		 "u = triu(x, diagonal=2)\nl = tril(x, diagonal=-1)\ncheck B=3 M=7 N=5; B=1 M=4 N=40\n", NULL);
+	run_text("cumprod_mid_bf16", "input x: bf16[B, M, N] ~ uniform(0.9, 1.1)\noutput y: bf16[B, M, N]\n"
+		 "y = cumprod(x, dim=1)\ncheck B=3 M=40 N=7\n", NULL);
+	run_text("cumprod_i32", "input x: i32[B, N] ~ randint(-2, 3)\noutput y: i64[B, N]\ny = cumprod(x, dim=1)\n"
+		 "check B=5 N=20\n", NULL);
+	run_text("cumprod_long_rows", "input x: f32[B, N] ~ uniform(0.999, 1.001)\noutput y: f32[B, N]\n"
+		 "y = cumprod(x, dim=-1)\ncheck B=3 N=20000; B=2 N=65\ntol atol=1e-5 rtol=1e-4\n", NULL);
+	run_text("batch_norm_f16_eval", "input x: f16[N, C, L] ~ normal\nparam rm: f16[C] ~ normal(0, 0.2)\n"
+		 "param rv: f16[C] ~ uniform(0.5, 2)\noutput y: f16[N, C, L]\ny = batch_norm(x, rm, rv, eps=1e-3)\n"
+		 "check N=3 C=5 L=33\n", NULL);
+	run_text("batch_norm_2d_train", "input x: f32[N, C] ~ normal(1, 2)\nparam w: f32[C] ~ uniform(0.5, 1.5)\n"
+		 "output y: f32[N, C]\ny = batch_norm(x, weight=w, training=True)\ncheck N=300 C=7; N=2 C=3\n", NULL);
+	run_text("batch_norm_train_long", "input x: f32[N, C, L] ~ normal(3, 1)\noutput y: f32[N, C, L]\n"
+		 "y = batch_norm(x, training=True)\ncheck N=4 C=3 L=50000\n", NULL);
+	run_text("instance_norm_running", "input x: f32[N, C, L] ~ normal\nparam rm: f32[C] ~ normal(0, 0.2)\n"
+		 "param rv: f32[C] ~ uniform(0.5, 2)\nparam b: f32[C] ~ normal\noutput y: f32[N, C, L]\n"
+		 "y = instance_norm(x, rm, rv, bias=b, use_input_stats=False)\ncheck N=3 C=4 L=10\n", NULL);
+	run_text("group_norm_bf16", "input x: bf16[N, C, L] ~ normal\noutput y: bf16[N, C, L]\ny = group_norm(x, 3)\n"
+		 "check N=2 C=6 L=1000; N=1 C=3 L=7\n", NULL);
+	run_text("group_norm_long", "input x: f32[N, C, H, W] ~ normal(2, 1)\nparam w: f32[C] ~ normal\n"
+		 "output y: f32[N, C, H, W]\ny = group_norm(x, 2, w)\ncheck N=1 C=4 H=300 W=301\n", NULL);
+	run_text("norm_p3_all", "input x: f32[B, N] ~ normal\noutput y: f32[]\noutput z: f32[B, 1]\n"
+		 "y = norm(x, p=3.0)\nz = norm(x, 1.0, 1, True)\ncheck B=7 N=100; B=1000 N=300\n"
+		 "tol atol=1e-4 rtol=1e-5\n", NULL);
+	run_text("norm_f16_mid", "input x: f16[B, M, N] ~ normal\noutput y: f16[B, N]\ny = norm(x, dim=1)\n"
+		 "check B=3 M=50 N=9\n", NULL);
+	run_text("normalize_dim0", "input x: f32[M, N] ~ normal\noutput y: f32[M, N]\ny = normalize(x, dim=0)\n"
+		 "check M=33 N=70; M=1 N=5\n", NULL);
+	run_text("normalize_long_row", "input x: f32[B, N] ~ normal\noutput y: f32[B, N]\ny = normalize(x, p=1.5, dim=1)\n"
+		 "check B=2 N=100000\ntol atol=1e-9 rtol=1e-4\n", NULL);
+	run_text("cosine_dim0_bf16", "input a: bf16[M, N] ~ normal\ninput b: bf16[M, N] ~ normal\noutput y: bf16[N]\n"
+		 "y = cosine_similarity(a, b, dim=0)\ncheck M=64 N=33\n", NULL);
+	run_text("kl_modes", "input x: f32[B, D] ~ normal\ninput t: f32[B, D] ~ uniform(0, 1)\n"
+		 "output a: f32[B, D]\noutput s: f32[]\noutput m: f32[]\noutput l: f32[]\n"
+		 "a = kl_div(x, t, reduction=\"none\")\ns = kl_div(x, t, reduction=\"sum\")\n"
+		 "m = kl_div(x, t)\nl = kl_div(x, t, reduction=\"batchmean\", log_target=True)\n"
+		 "check B=9 D=333; B=1 D=70000\ntol atol=1e-5 rtol=1e-5\n", NULL);
+	run_text("hinge_f32_target_none", "input x: f32[B, D] ~ normal\ninput t: f32[B, D] ~ randint(-1, 2)\n"
+		 "output y: f32[B, D]\noutput s: f32[]\ny = hinge_embedding_loss(x, t, margin=0.5, reduction=\"none\")\n"
+		 "s = hinge_embedding_loss(x, t, reduction=\"sum\")\ncheck B=7 D=50\n", NULL);
+	run_text("huber_smooth_modes", "input x: f16[N] ~ normal\ninput t: f16[N] ~ normal\noutput h: f16[N]\n"
+		 "output s: f16[]\nh = huber_loss(x, t, reduction=\"none\", delta=0.7)\n"
+		 "s = smooth_l1_loss(x, t, reduction=\"mean\", beta=0.0)\ncheck N=1001\n", NULL);
+	run_text("triplet_swap_p1", "input a: f32[B, D] ~ normal\ninput p: f32[B, D] ~ normal\ninput n: f32[B, D] ~ normal\n"
+		 "output y: f32[B]\noutput s: f32[]\ny = triplet_margin_loss(a, p, n, margin=2.0, p=1.0, swap=True, reduction=\"none\")\n"
+		 "s = triplet_margin_loss(a, p, n, reduction=\"sum\")\ncheck B=9 D=100; B=3 D=20000\ntol atol=1e-3 rtol=1e-4\n",
+		 NULL);
+	run_text("triplet_1d", "input a: f32[D] ~ normal\ninput p: f32[D] ~ normal\ninput n: f32[D] ~ normal\n"
+		 "output s: f32[]\ns = triplet_margin_loss(a, p, n, margin=30.0)\ncheck D=100\n", NULL);
+}
+
 int main(void)
 {
 	struct kj_err err;
@@ -572,6 +702,8 @@ int main(void)
 	reduce_cases();
 	layout_cases();
 	linalg_norm_loss_cases();
+	misc_cases();
+	conv_pool_cases();
 	kj_gpu_close(gpu);
 	return done_testing();
 }

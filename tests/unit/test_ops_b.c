@@ -9,89 +9,17 @@
 
 #include "kjudge/dtype.h"
 #include "ops/table_b.h"
-#include "tap.h"
-
-static char msg[256];
-
-/* msg through a pointer: tap.h's is_str() tests its argument for NULL */
-static const char *got(void)
-{
-	return msg;
-}
+#include "ops_testlib.h"
 
 static const kj_op *find_b(const char *name)
 {
-	for (int i = 0; i < kj_ops_b_count; i++)
-		if (!strcmp(kj_ops_b[i].name, name))
-			return &kj_ops_b[i];
-	return NULL;
+	return kjt_find(kj_ops_b, kj_ops_b_count, name);
 }
 
 /* A node of op `name` with every tensor param present. */
 static void node(kj_bnode *n, const char *name)
 {
-	memset(n, 0, sizeof *n);
-	n->op = find_b(name);
-	n->nin = 0;
-	for (int p = 0; n->op && p < n->op->nparams; p++)
-		if (n->op->params[p].kind == KJ_ATTR_TENSOR)
-			n->present[n->nin++] = 1;
-}
-
-static void tin(kj_bnode *n, int k, kj_dtype dt, int rank, const int64_t *d)
-{
-	n->in[k].dtype = dt;
-	n->in[k].shape.rank = rank;
-	for (int i = 0; i < rank; i++)
-		n->in[k].shape.d[i] = d[i];
-}
-
-static void ints(kj_attr *a, int cnt, const int64_t *v)
-{
-	a->kind = KJ_ATTR_INTS;
-	a->n = cnt;
-	for (int i = 0; i < cnt; i++)
-		a->ints[i] = v[i];
-}
-
-static void str_attr(kj_attr *a, const char *s)
-{
-	a->kind = KJ_ATTR_STR;
-	snprintf(a->s, sizeof a->s, "%s", s);
-}
-
-static int infer(kj_bnode *n)
-{
-	msg[0] = '\0';
-	return n->op->infer(n, msg, sizeof msg);
-}
-
-/* infer, then the oracle; -1 from either with msg set. */
-static int run64(kj_bnode *n, const double *const *in, double *out)
-{
-	if (infer(n))
-		return -1;
-	return n->op->cpu64(n, in, out, msg, sizeof msg);
-}
-
-static int shape_is(const kj_tinfo *t, int rank, const int64_t *d)
-{
-	if (t->shape.rank != rank)
-		return 0;
-	for (int i = 0; i < rank; i++)
-		if (t->shape.d[i] != d[i])
-			return 0;
-	return 1;
-}
-
-static int all_near(const double *got, const double *want, int cnt, double tol)
-{
-	for (int i = 0; i < cnt; i++)
-		if (!near(got[i], want[i], tol)) {
-			printf("#   [%d] got %.17g, want %.17g\n", i, got[i], want[i]);
-			return 0;
-		}
-	return 1;
+	kjt_node(n, find_b(name), KJ_MAX_OPERANDS);
 }
 
 static void test_table(void)
@@ -350,7 +278,7 @@ static void test_layout(void)
 	/* permute(dims=[2, 0, 1]) of [2, 3, 4]: y[k][i][j] = x[i][j][k] */
 	node(&n, "permute");
 	tin(&n, 0, KJ_F32, 3, (int64_t[]){ 2, 3, 4 });
-	ints(&n.attr[0], 3, (int64_t[]){ -1, 0, 1 });
+	attr_ints(&n, 0, 3, (int64_t[]){ -1, 0, 1 });
 	ok(run64(&n, in, y) == 0 && shape_is(&n.out, 3, (int64_t[]){ 4, 2, 3 }),
 	   "permute([-1, 0, 1]) of [2, 3, 4] -> [4, 2, 3]");
 	good = 1;
@@ -359,16 +287,16 @@ static void test_layout(void)
 			for (int k = 0; k < 4; k++)
 				good &= y[k * 6 + i * 3 + j] == x[i * 12 + j * 4 + k];
 	ok(good, "permute values");
-	ints(&n.attr[0], 3, (int64_t[]){ 1, 1, 0 });
+	attr_ints(&n, 0, 3, (int64_t[]){ 1, 1, 0 });
 	ok(infer(&n) == -1, "permute with a repeated dim rejected");
 	is_str(got(), "permute: dim 1 repeated in dims [1, 1, 0]", "permute repeat message");
-	ints(&n.attr[0], 2, (int64_t[]){ 1, 0 });
+	attr_ints(&n, 0, 2, (int64_t[]){ 1, 0 });
 	ok(infer(&n) == -1, "permute with too few dims rejected");
 	is_str(got(), "permute: dims [1, 0] has 2 entries for a 3-D input", "permute count message");
 
 	node(&n, "reshape");
 	tin(&n, 0, KJ_F32, 2, (int64_t[]){ 2, 3 });
-	ints(&n.attr[0], 2, (int64_t[]){ 3, -1 });
+	attr_ints(&n, 0, 2, (int64_t[]){ 3, -1 });
 	n.attr[0].label[0] = "R";
 	ok(run64(&n, in, y) == 0 && shape_is(&n.out, 2, (int64_t[]){ 3, 2 }) &&
 		   n.out.label[0] && !strcmp(n.out.label[0], "R") && !n.out.label[1],
@@ -376,18 +304,18 @@ static void test_layout(void)
 	ok(all_near(y, x, 6, 0), "reshape keeps row-major order");
 
 	tin(&n, 0, KJ_F32, 2, (int64_t[]){ 5, 6 });
-	ints(&n.attr[0], 2, (int64_t[]){ 4, 7 });
+	attr_ints(&n, 0, 2, (int64_t[]){ 4, 7 });
 	n.attr[0].label[0] = "B";
 	ok(infer(&n) == -1, "reshape to a different size rejected");
 	is_str(got(), "reshape: shape [B=4, 7] is invalid for input of size 30", "reshape size message");
-	ints(&n.attr[0], 2, (int64_t[]){ 4, -1 });
+	attr_ints(&n, 0, 2, (int64_t[]){ 4, -1 });
 	n.attr[0].label[0] = NULL;
 	ok(infer(&n) == -1, "reshape [4, -1] of 30 elements rejected");
 	is_str(got(), "reshape: shape [4, -1] is invalid for input of size 30", "reshape -1 message");
-	ints(&n.attr[0], 2, (int64_t[]){ -1, -1 });
+	attr_ints(&n, 0, 2, (int64_t[]){ -1, -1 });
 	ok(infer(&n) == -1, "two -1 dims rejected");
 	like(got(), "only one dim can be -1", "two -1 message");
-	ints(&n.attr[0], 3, (int64_t[]){ -1, 2, 5 });
+	attr_ints(&n, 0, 3, (int64_t[]){ -1, 2, 5 });
 	ok(infer(&n) == 0 && shape_is(&n.out, 3, (int64_t[]){ 3, 2, 5 }), "-1 first infers 3");
 
 	node(&n, "copy");
@@ -451,7 +379,7 @@ static void test_layer_norm(void)
 	node(&n, "layer_norm");
 	n.present[1] = n.present[2] = 0;
 	tin(&n, 0, KJ_F32, 2, (int64_t[]){ 2, 4 });
-	ints(&n.attr[0], 1, (int64_t[]){ 4 });
+	attr_ints(&n, 0, 1, (int64_t[]){ 4 });
 	ok(run64(&n, in, y) == 0 && shape_is(&n.out, 2, (int64_t[]){ 2, 4 }),
 	   "layer_norm over the last dim -> [2, 4]");
 	/* mean 2.5, biased var 1.25, eps 1e-5 by default */
@@ -471,7 +399,7 @@ static void test_layer_norm(void)
 	tin(&n, 0, KJ_F32, 2, (int64_t[]){ 2, 4 });
 	tin(&n, 1, KJ_F32, 1, (int64_t[]){ 4 });
 	tin(&n, 2, KJ_F32, 1, (int64_t[]){ 4 });
-	ints(&n.attr[0], 1, (int64_t[]){ 4 });
+	attr_ints(&n, 0, 1, (int64_t[]){ 4 });
 	in[1] = w;
 	in[2] = b;
 	ok(run64(&n, in, y) == 0 &&
@@ -484,19 +412,19 @@ static void test_layer_norm(void)
 	is_near(c.min_bytes, (8 + 4 + 4 + 8) * 4, 0, "layer_norm bytes count weight and bias");
 
 	/* the whole [2, 4] as one group: mean 2.25 */
-	ints(&n.attr[0], 2, (int64_t[]){ 2, 4 });
+	attr_ints(&n, 0, 2, (int64_t[]){ 2, 4 });
 	n.present[1] = n.present[2] = 0;
 	n.attr[1] = (kj_attr){ .kind = KJ_ATTR_FLOAT, .f = 0 };
 	ok(run64(&n, in, y) == 0, "normalized_shape [2, 4] covers the whole input");
 	/* var = (1.5625 + .0625 + .5625 + 3.0625 + 4 * .0625) / 8 = 0.6875 */
 	is_near(y[0], (1 - 2.25) / sqrt(0.6875), 1e-15, "two-dim normalized_shape value");
 
-	ints(&n.attr[0], 1, (int64_t[]){ 3 });
+	attr_ints(&n, 0, 1, (int64_t[]){ 3 });
 	n.in[0].label[0] = "B";
 	ok(infer(&n) == -1, "normalized_shape not matching the trailing dims rejected");
 	is_str(got(), "layer_norm: normalized_shape [3] does not match the trailing dims of input [B=2, 4]",
 	       "layer_norm shape message");
-	ints(&n.attr[0], 1, (int64_t[]){ 4 });
+	attr_ints(&n, 0, 1, (int64_t[]){ 4 });
 	n.present[1] = 1;
 	tin(&n, 1, KJ_F16, 1, (int64_t[]){ 4 });
 	ok(infer(&n) == -1, "weight of another dtype rejected");
@@ -523,7 +451,7 @@ static void test_rms_norm(void)
 		node(&n, "rms_norm");
 		n.present[1] = 0;
 		tin(&n, 0, cases[i].dt, 2, (int64_t[]){ 1, 2 });
-		ints(&n.attr[0], 1, (int64_t[]){ 2 });
+		attr_ints(&n, 0, 1, (int64_t[]){ 2 });
 		ok(run64(&n, in, y) == 0 &&
 			   all_near(y, (double[]){ cases[i].y0, cases[i].y1 }, 2, 1e-15),
 		   "rms_norm eps=None uses finfo(%s).eps", kj_dtype_name(cases[i].dt));
@@ -534,7 +462,7 @@ static void test_rms_norm(void)
 	node(&n, "rms_norm");
 	tin(&n, 0, KJ_F32, 2, (int64_t[]){ 1, 2 });
 	tin(&n, 1, KJ_F32, 1, (int64_t[]){ 2 });
-	ints(&n.attr[0], 1, (int64_t[]){ 2 });
+	attr_ints(&n, 0, 1, (int64_t[]){ 2 });
 	n.attr[1] = (kj_attr){ .kind = KJ_ATTR_FLOAT, .f = 0 };
 	in[1] = w;
 	ok(run64(&n, in, y) == 0 &&
@@ -557,13 +485,13 @@ static void test_mse_loss(void)
 	n.op->cost(&n, &c);
 	is_near(c.flops, 9, 0, "mse_loss flops 3 per element");
 	is_near(c.min_bytes, (3 + 3 + 1) * 4, 0, "mse_loss bytes with a 0-D result");
-	str_attr(&n.attr[0], "sum");
+	attr_s(&n, 0, "sum");
 	ok(run64(&n, in, y) == 0 && n.out.shape.rank == 0, "mse_loss sum is 0-D");
 	is_near(y[0], 4.25, 0, "mse_loss sum");
-	str_attr(&n.attr[0], "none");
+	attr_s(&n, 0, "none");
 	ok(run64(&n, in, y) == 0 && shape_is(&n.out, 1, (int64_t[]){ 3 }), "mse_loss none keeps [3]");
 	ok(all_near(y, (double[]){ 0.25, 0, 4 }, 3, 0), "mse_loss none values");
-	str_attr(&n.attr[0], "avg");
+	attr_s(&n, 0, "avg");
 	ok(infer(&n) == -1, "unknown reduction rejected");
 	is_str(got(), "mse_loss: reduction 'avg' is not one of mean, sum, none", "reduction message");
 }
@@ -582,10 +510,10 @@ static void test_cross_entropy(void)
 	   "cross_entropy mean: 0-D result of the input's dtype");
 	/* row 0: log(e + e^2 + e^3) - 3; row 1: log 3 */
 	is_near(y[0], 0.753109126556245, 1e-15, "cross_entropy mean");
-	str_attr(&n.attr[0], "sum");
+	attr_s(&n, 0, "sum");
 	ok(run64(&n, in, y) == 0, "cross_entropy sum runs");
 	is_near(y[0], 1.50621825311249, 1e-15, "cross_entropy sum");
-	str_attr(&n.attr[0], "none");
+	attr_s(&n, 0, "none");
 	ok(run64(&n, in, y) == 0 && shape_is(&n.out, 1, (int64_t[]){ 2 }),
 	   "cross_entropy none -> [2]");
 	ok(all_near(y, (double[]){ 0.40760596444438013, 1.0986122886681098 }, 2, 1e-15),
@@ -636,7 +564,7 @@ static void test_cpu32_agreement(void)
 	node(&n, "matmul");
 	tin(&n, 0, KJ_F32, 2, (int64_t[]){ M, K });
 	tin(&n, 1, KJ_F32, 2, (int64_t[]){ K, N });
-	ok(run64(&n, in64, y64) == 0 && n.op->cpu32(&n, in32, y32, msg, sizeof msg) == 0,
+	ok(run64(&n, in64, y64) == 0 && n.op->cpu32(&n, in32, y32, msg, KJT_MSGLEN) == 0,
 	   "matmul runs in both precisions");
 	for (int i = 0; i < M * N; i++) {
 		double e = fabs(y32[i] - y64[i]) / (1 + fabs(y64[i]));
@@ -649,11 +577,11 @@ static void test_cpu32_agreement(void)
 	tin(&n, 1, KJ_I64, 1, (int64_t[]){ 2 });
 	in32[0] = (float[]){ 1, 2, 3, 1, 1, 1 };
 	in32[1] = (float[]){ 2, 0 };
-	ok(infer(&n) == 0 && n.op->cpu32(&n, in32, y32, msg, sizeof msg) == 0,
+	ok(infer(&n) == 0 && n.op->cpu32(&n, in32, y32, msg, KJT_MSGLEN) == 0,
 	   "cross_entropy runs in f32");
 	is_near(y32[0], 0.753109126556245, 1e-6, "f32 cross_entropy mean");
 	in32[1] = (float[]){ 2, 3 };
-	ok(n.op->cpu32(&n, in32, y32, msg, sizeof msg) == -1, "f32 kernel checks targets too");
+	ok(n.op->cpu32(&n, in32, y32, msg, KJT_MSGLEN) == -1, "f32 kernel checks targets too");
 	is_str(got(), "cross_entropy: target 3 out of range [0, 3) at index 1", "f32 target message");
 }
 

@@ -109,6 +109,7 @@ extern "C" void kj_gpu_close(kj_gpu *g)
 	for (i = 0; i < g->nlive; i++)
 		cudaFree(g->live[i]);
 	free(g->live);
+	kj_cuda_dnn_release(g);
 	if (g->scratch)
 		cudaFree(g->scratch);
 	if (g->ev1)

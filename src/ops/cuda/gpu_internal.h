@@ -32,6 +32,8 @@ struct kj_gpu {
 	void *scratch;   /* small device scratch for reductions (compare, equal) */
 	size_t scratch_bytes;
 	kj_gpu_info info;
+	void *dnn;       /* cuDNN handle, plans and scratch of ops_conv.cu, made on first
+	                    use; kj_gpu_close releases it (kj_cuda_dnn_release) */
 	void **live;     /* kj_gpu_alloc buffers not yet freed: kj_gpu_close frees them */
 	size_t nlive, live_cap;
 };
@@ -59,6 +61,9 @@ struct kj_gpu {
 			return kj_rc_;                                                       \
 		}                                                                            \
 	} while (0)
+
+/* Frees g->dnn (ops_conv.cu); a no-op when it was never made. */
+void kj_cuda_dnn_release(kj_gpu *g);
 
 /* Launch geometry for n elements, grid-stride kernels. */
 static inline unsigned kj_grid_for(const kj_gpu *g, size_t n, unsigned block)

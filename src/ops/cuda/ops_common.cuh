@@ -67,6 +67,11 @@ KJ_M1(m_tanh, tanhf, tanh)
 KJ_M1(m_erf, erff, erf)
 KJ_M1(m_sqrt, sqrtf, sqrt)
 KJ_M1(m_fabs, fabsf, fabs)
+/* exp of a value <= 0 in softmax-like statistics: the hardware exp2 for the
+ * float baseline (relative error ~1e-7 per term over the range that
+ * matters, as PyTorch's fast softmax paths), libdevice's exp for the
+ * reference. */
+KJ_M1(m_fexp, __expf, exp)
 #undef KJ_M1
 __device__ __forceinline__ float m_pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double m_pow(double x, double y) { return pow(x, y); }
@@ -198,12 +203,44 @@ template <class A> struct kj_smx {
 	{
 		if (x > st.m) {
 			/* a +inf max makes the sum NaN, as exp(inf - inf) on the CPU */
-			st.s = st.s * m_exp(st.m - x) + (isinf(x) ? m_nan<A>() : (A)1);
+			st.s = st.s * m_fexp(st.m - x) + (isinf(x) ? m_nan<A>() : (A)1);
 			st.m = x;
 		} else if (!(x == -m_inf<A>() && st.m == -m_inf<A>())) {
-			st.s += m_exp(x - st.m);
+			st.s += m_fexp(x - st.m);
 		}
 		st.nan |= x != x;
+		return st;
+	}
+	/* N values at once: one rescale for the batch and N independent
+	 * exponentials instead of a chain of N dependent updates.  A batch with
+	 * a NaN or an infinity takes the element-wise path, whose special cases
+	 * mirror the CPU. */
+	template <int N> static __device__ __forceinline__ S addn(S st, const A *x)
+	{
+		A mx = x[0];
+		bool special = !(x[0] > -m_inf<A>() && x[0] < m_inf<A>());
+#pragma unroll
+		for (int k = 1; k < N; k++) {
+			mx = x[k] > mx ? x[k] : mx;
+			special |= !(x[k] > -m_inf<A>() && x[k] < m_inf<A>());
+		}
+		if (special) {
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				st = add(st, x[k]);
+			return st;
+		}
+		A nm = st.m > mx ? st.m : mx, e[N];
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			e[k] = m_fexp(x[k] - nm);
+#pragma unroll
+		for (int w = 1; w < N; w *= 2)
+#pragma unroll
+			for (int k = 0; k + w < N; k += 2 * w)
+				e[k] += e[k + w];
+		st.s = st.s * m_fexp(st.m - nm) + e[0];
+		st.m = nm;
 		return st;
 	}
 	static __device__ __forceinline__ S merge(S a, S b)

@@ -274,23 +274,27 @@ template <int K, class A> __device__ __forceinline__ A bop(A x, A y)
  * run (stride 1) or stays (0, loaded once per row, any dtype). */
 struct kj_bgeom {
 	int r;
-	int64_t d[KJ_MAX_RANK], sa[KJ_MAX_RANK], sb[KJ_MAX_RANK];
+	int64_t d[KJ_MAX_RANK], sa[KJ_MAX_RANK], sb[KJ_MAX_RANK], sy[KJ_MAX_RANK];
 	int64_t rows, inner;
 	int la, lb, adt, bdt;
 };
 
+/* Offsets of row `row` (enumerated over dims 0..r-2 in the order stored,
+ * which need not be the output's) in a, b and the output. */
 __device__ __forceinline__ void row_offsets(const kj_bgeom &gm, int64_t row, int64_t *oa,
-					    int64_t *ob)
+					    int64_t *ob, int64_t *oy)
 {
-	int64_t a = 0, b = 0;
+	int64_t a = 0, b = 0, y = 0;
 	for (int k = gm.r - 2; k >= 0; k--) {
 		int64_t q = row / gm.d[k], c = row - q * gm.d[k];
 		a += c * gm.sa[k];
 		b += c * gm.sb[k];
+		y += c * gm.sy[k];
 		row = q;
 	}
 	*oa = a;
 	*ob = b;
+	*oy = y;
 }
 
 template <int K, class T, bool VEC>
@@ -299,34 +303,58 @@ __global__ void binary_rows_k(const void *a, const void *b, T *__restrict__ y, k
 	typedef kjt<T> tt;
 	typedef typename tt::acc A;
 	const int N = VEC ? kjv<T>::N : 1;
+	const int U = VEC ? 2 : 4; /* items of a row a thread loads before computing */
 	int64_t items = gm.inner / N, xs = (int64_t)gridDim.x * blockDim.x;
 
 	for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < gm.rows;
 	     row += (int64_t)gridDim.y * blockDim.y) {
-		int64_t oa, ob;
+		int64_t oa, ob, oy;
 		A va = 0, vb = 0;
-		row_offsets(gm, row, &oa, &ob);
+		row_offsets(gm, row, &oa, &ob, &oy);
 		if (!gm.la)
 			va = (A)kjd_load(gm.adt, a, (size_t)oa);
 		if (!gm.lb)
 			vb = (A)kjd_load(gm.bdt, b, (size_t)ob);
 		const T *ar = (const T *)a + oa, *br = (const T *)b + ob;
-		T *yr = y + row * gm.inner;
-		for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < items; j += xs) {
+		T *yr = y + oy;
+		for (int64_t j0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j0 < items;
+		     j0 += U * xs) {
 			if (VEC) {
-				kjv<T> xa, xb, xo;
-				if (gm.la)
-					xa = ((const kjv<T> *)ar)[j];
-				if (gm.lb)
-					xb = ((const kjv<T> *)br)[j];
+				kjv<T> xa[U], xb[U];
 #pragma unroll
-				for (int k = 0; k < kjv<T>::N; k++)
-					xo.e[k] = tt::st(bop<K>(gm.la ? tt::ld(xa.e[k]) : va,
-								gm.lb ? tt::ld(xb.e[k]) : vb));
-				((kjv<T> *)yr)[j] = xo;
+				for (int u = 0; u < U; u++) {
+					int64_t j = j0 + u * xs;
+					if (j < items && gm.la)
+						xa[u] = ((const kjv<T> *)ar)[j];
+					if (j < items && gm.lb)
+						xb[u] = ((const kjv<T> *)br)[j];
+				}
+#pragma unroll
+				for (int u = 0; u < U; u++) {
+					int64_t j = j0 + u * xs;
+					kjv<T> xo;
+					if (j >= items)
+						break;
+#pragma unroll
+					for (int k = 0; k < kjv<T>::N; k++)
+						xo.e[k] = tt::st(bop<K>(gm.la ? tt::ld(xa[u].e[k]) : va,
+									gm.lb ? tt::ld(xb[u].e[k]) : vb));
+					((kjv<T> *)yr)[j] = xo;
+				}
 			} else {
-				A u = gm.la ? tt::ld(ar[j]) : va, w = gm.lb ? tt::ld(br[j]) : vb;
-				yr[j] = tt::st(bop<K>(u, w));
+				A u_[U], w_[U];
+#pragma unroll
+				for (int u = 0; u < U; u++) {
+					int64_t j = j0 + u * xs;
+					u_[u] = j < items && gm.la ? tt::ld(ar[j]) : va;
+					w_[u] = j < items && gm.lb ? tt::ld(br[j]) : vb;
+				}
+#pragma unroll
+				for (int u = 0; u < U; u++) {
+					int64_t j = j0 + u * xs;
+					if (j < items)
+						yr[j] = tt::st(bop<K>(u_[u], w_[u]));
+				}
 			}
 		}
 	}
@@ -338,15 +366,77 @@ __global__ void binary_dyn_k(const void *a, const void *b, void *y, int ydt, kj_
 {
 	int64_t stride = (int64_t)gridDim.x * blockDim.x;
 	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
-		int64_t rem = i, oa = 0, ob = 0;
+		int64_t rem = i, oa = 0, ob = 0, oy = 0;
 		for (int k = gm.r - 1; k >= 0; k--) {
 			int64_t q = rem / gm.d[k], c = rem - q * gm.d[k];
 			oa += c * gm.sa[k];
 			ob += c * gm.sb[k];
+			oy += c * gm.sy[k];
 			rem = q;
 		}
 		A u = (A)kjd_load(gm.adt, a, (size_t)oa), w = (A)kjd_load(gm.bdt, b, (size_t)ob);
-		kjd_store(ydt, y, (size_t)i, (double)bop<K>(u, w));
+		kjd_store(ydt, y, (size_t)oy, (double)bop<K>(u, w));
+	}
+}
+
+/* Mixed dtypes (f32 * bool, integer outputs): the row structure of
+ * binary_rows_k with element loads and stores through the dtype codes,
+ * whose switch is uniform across a warp; the row offsets are paid once per
+ * row instead of once per element. */
+template <int K, class A>
+__global__ void binary_rows_dyn_k(const void *a, const void *b, void *y, int ydt, kj_bgeom gm)
+{
+	int64_t xs = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < gm.rows;
+	     row += (int64_t)gridDim.y * blockDim.y) {
+		int64_t oa, ob, oy;
+		row_offsets(gm, row, &oa, &ob, &oy);
+		A va = gm.la ? (A)0 : (A)kjd_load(gm.adt, a, (size_t)oa);
+		A vb = gm.lb ? (A)0 : (A)kjd_load(gm.bdt, b, (size_t)ob);
+		for (int64_t j0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j0 < gm.inner;
+		     j0 += 4 * xs) {
+			A u[4], w[4];
+#pragma unroll
+			for (int q = 0; q < 4; q++) {
+				int64_t j = j0 + q * xs;
+				u[q] = j < gm.inner && gm.la ? (A)kjd_load(gm.adt, a, (size_t)(oa + j)) : va;
+				w[q] = j < gm.inner && gm.lb ? (A)kjd_load(gm.bdt, b, (size_t)(ob + j)) : vb;
+			}
+#pragma unroll
+			for (int q = 0; q < 4; q++) {
+				int64_t j = j0 + q * xs;
+				if (j < gm.inner)
+					kjd_store(ydt, y, (size_t)(oy + j), (double)bop<K>(u[q], w[q]));
+			}
+		}
+	}
+}
+
+/* Output strides of the coalesced dims, then the row dims (0..r-2)
+ * reordered so that the dims along which the larger operand stays put are
+ * enumerated innermost: consecutive rows then reuse that operand's row
+ * while it is in cache, instead of streaming it again from DRAM once per
+ * row of the other operand (y[B,M,N] = a[B,1,N] * b[M,N] with b larger than
+ * the L2 share a row sweep leaves it). */
+static void order_rows(kj_bgeom *gm, int64_t abytes, int64_t bbytes)
+{
+	int64_t s = 1;
+	for (int k = gm->r - 1; k >= 0; k--) {
+		gm->sy[k] = s;
+		s *= gm->d[k];
+	}
+	const int64_t *big = abytes >= bbytes ? gm->sa : gm->sb;
+	int ord[KJ_MAX_RANK], n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < gm->r - 1; k++)
+			if ((big[k] == 0) == (pass == 1))
+				ord[n++] = k;
+	kj_bgeom t = *gm;
+	for (int k = 0; k < n; k++) {
+		gm->d[k] = t.d[ord[k]];
+		gm->sa[k] = t.sa[ord[k]];
+		gm->sb[k] = t.sb[ord[k]];
+		gm->sy[k] = t.sy[ord[k]];
 	}
 }
 
@@ -387,14 +477,16 @@ static void binary_rows_launch(kj_gpu *g, const void *a, const void *b, void *y,
 	int bx = 32, by;
 	unsigned gx;
 
-	while (bx < 256 && bx < items)
+	int per = vec ? 4 : 8;
+	while (bx < 256 && bx * per < items)
 		bx *= 2;
 	by = 256 / bx;
 	gx = kj_blocks(g, items, bx);
-	/* with many rows, each thread takes a few items of a row, so that the
-	 * row's offset arithmetic is paid once for several elements */
+	/* with many rows, each thread takes several items of a row (loaded
+	 * together), so that the row's offset arithmetic is paid once for
+	 * many elements */
 	if (gm.rows > 1)
-		gx = (unsigned)((items + 4 * bx - 1) / (4 * bx));
+		gx = (unsigned)((items + per * bx - 1) / (per * bx));
 	gy = (gm.rows + by - 1) / by;
 	if (gy > 65535)
 		gy = 65535;
@@ -440,6 +532,8 @@ static int binary_run(kj_gpu *g, const kj_tinfo *ta, const void *a, const kj_tin
 	coalesce(&gm);
 	gm.inner = gm.d[gm.r - 1];
 	gm.rows = total / gm.inner;
+	order_rows(&gm, kjo_numel(&ta->shape) * kj_dtype_size(ta->dtype),
+		   kjo_numel(&tb->shape) * kj_dtype_size(tb->dtype));
 	gm.la = gm.sa[gm.r - 1] != 0;
 	gm.lb = gm.sb[gm.r - 1] != 0;
 	gm.adt = kj_buf_dt(ta->dtype, reference);
@@ -458,8 +552,14 @@ static int binary_run(kj_gpu *g, const kj_tinfo *ta, const void *a, const kj_tin
 			binary_rows_launch<K, __nv_bfloat16>(g, a, b, y, gm,
 							     rows_vec_ok(gm, a, b, y, 8));
 	} else if (kjo_is_float(ot)) {
-		binary_dyn_k<K, float><<<kj_blocks(g, total, 256), 256, 0, g->stream>>>(a, b, y, ot,
-											gm, total);
+		int bx = 32;
+		while (bx < 256 && bx * 8 < gm.inner)
+			bx *= 2;
+		int by = 256 / bx;
+		int64_t gx = gm.rows > 1 ? (gm.inner + 8 * bx - 1) / (8 * bx) : kj_blocks(g, gm.inner, bx);
+		int64_t gy = (gm.rows + by - 1) / by;
+		dim3 grid((unsigned)gx, (unsigned)(gy < 65535 ? gy : 65535)), block((unsigned)bx, (unsigned)by);
+		binary_rows_dyn_k<K, float><<<grid, block, 0, g->stream>>>(a, b, y, ot, gm);
 	} else {
 		binary_dyn_k<K, double><<<kj_blocks(g, total, 256), 256, 0, g->stream>>>(a, b, y, ot,
 											 gm, total);

@@ -99,20 +99,48 @@ int kj_cuda_matmul(kj_gpu *g, const kj_bnode *n, const void *const *in, void *ou
 	if ((a_full || a_zero) && (b_full || b_zero))
 		return gemm_rm(g, reference, dt, 0, gm.M, gm.N, gm.K, in[0], a_full ? gm.M * gm.K : 0,
 			       in[1], b_full ? gm.K * gm.N : 0, out, gm.M * gm.N, gm.batch, err);
-	for (int64_t t = 0; t < gm.batch; t++) {
+	/* Otherwise the batch dims split into an outer part that is looped over
+	 * and the longest inner run of dims in which each operand is full or
+	 * broadcast: one strided-batched call per outer index ([B, H, M, K] @
+	 * [H, K, N]: B calls of H products). */
+	int p = gm.brank;
+	int64_t inner = 1;
+	a_full = a_zero = b_full = b_zero = 1;
+	s = 1;
+	while (p > 0) {
+		int i = p - 1, af = a_full, az = a_zero, bf = b_full, bz = b_zero;
+		if (gm.bshape[i] != 1) {
+			af &= gm.astr[i] == s;
+			az &= gm.astr[i] == 0;
+			bf &= gm.bstr[i] == s;
+			bz &= gm.bstr[i] == 0;
+			if (!(af || az) || !(bf || bz))
+				break;
+			s *= gm.bshape[i];
+		}
+		a_full = af;
+		a_zero = az;
+		b_full = bf;
+		b_zero = bz;
+		inner = s;
+		p = i;
+	}
+	for (int64_t t = 0; t < gm.batch; t += inner) {
 		int64_t ao = 0, bo = 0;
 		int rc;
-		for (int i = 0; i < gm.brank; i++) {
+		for (int i = 0; i < p; i++) {
 			ao += idx[i] * gm.astr[i];
 			bo += idx[i] * gm.bstr[i];
 		}
 		rc = gemm_rm(g, reference, dt, 0, gm.M, gm.N, gm.K,
-			     (const char *)in[0] + (size_t)(ao * gm.M * gm.K) * es, 0,
-			     (const char *)in[1] + (size_t)(bo * gm.K * gm.N) * es, 0,
-			     (char *)out + (size_t)(t * gm.M * gm.N) * es, 0, 1, err);
+			     (const char *)in[0] + (size_t)(ao * gm.M * gm.K) * es,
+			     a_full ? gm.M * gm.K : 0,
+			     (const char *)in[1] + (size_t)(bo * gm.K * gm.N) * es,
+			     b_full ? gm.K * gm.N : 0, (char *)out + (size_t)(t * gm.M * gm.N) * es,
+			     gm.M * gm.N, inner, err);
 		if (rc)
 			return rc;
-		for (int i = gm.brank - 1; i >= 0; i--) {
+		for (int i = p - 1; i >= 0; i--) {
 			if (++idx[i] < gm.bshape[i])
 				break;
 			idx[i] = 0;

@@ -127,12 +127,23 @@ __global__ void ce_rows_k(const T *__restrict__ x, const void *target, int tdt, 
 	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
 		const T *xr = x + r * C;
 		typename SM::S st = SM::init();
+		/* the target and its logit, loaded before the row so that their
+		 * latency overlaps the row's loads */
+		double t = 0;
+		A xt = 0;
+		if (threadIdx.x == 0) {
+			t = kjd_load(tdt, target, (size_t)r);
+			if (t >= 0 && t < (double)C && t == floor(t))
+				xt = tt::ld(xr[(int64_t)t]);
+		}
 		if (vec) {
 			for (int64_t v = threadIdx.x; v < C / N; v += bs) {
 				kjv<T> e = ((const kjv<T> *)xr)[v];
+				A a[N];
 #pragma unroll
 				for (int k = 0; k < N; k++)
-					st = SM::add(st, tt::ld(e.e[k]));
+					a[k] = tt::ld(e.e[k]);
+				st = SM::template addn<N>(st, a);
 			}
 		} else {
 			for (int64_t j = threadIdx.x; j < C; j += bs)
@@ -140,13 +151,12 @@ __global__ void ce_rows_k(const T *__restrict__ x, const void *target, int tdt, 
 		}
 		st = kj_block_merge<SM>(st, red);
 		if (threadIdx.x == 0) {
-			double t = kjd_load(tdt, target, (size_t)r);
 			A loss;
 			if (!(t >= 0 && t < (double)C) || t != floor(t)) {
 				atomicMin(&kj_ce_bad_row, (unsigned long long)r);
 				loss = m_nan<A>();
 			} else {
-				loss = st.m + m_log(SM::sum(st, C)) - tt::ld(xr[(int64_t)t]);
+				loss = st.m + m_log(SM::sum(st, C)) - xt;
 			}
 			if (none)
 				kjd_store(odt, out, (size_t)r, (double)loss);

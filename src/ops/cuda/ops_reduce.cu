@@ -21,7 +21,11 @@
  * when it fits and otherwise reads it twice; a thread per column for a
  * middle dim.  Cumsum is a block scan per row (or a thread per column).
  */
+#include <cooperative_groups.h>
+
 #include "ops/cuda/ops_common.cuh"
+
+namespace cg = cooperative_groups;
 
 struct kj_rpar {
 	int64_t corr;
@@ -178,6 +182,27 @@ template <class A> struct R_lse {
 	}
 };
 
+/* N loaded values of a vector into a reducer: element by element, except
+ * where the reducer has a batched form (log-sum-exp). */
+template <class R> struct red_vec {
+	template <int N, class A>
+	static __device__ __forceinline__ typename R::S add(typename R::S s, const A *e, int64_t j)
+	{
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			s = R::add(s, e[k], j + k);
+		return s;
+	}
+};
+template <class B> struct red_vec<R_lse<B> > {
+	template <int N, class A>
+	static __device__ __forceinline__ typename R_lse<B>::S add(typename R_lse<B>::S s,
+								 const A *e, int64_t)
+	{
+		return kj_smx<B>::template addn<N>(s, e);
+	}
+};
+
 /* Welford's running mean and sum of squared deviations, merged with Chan's
  * formula; divided by max(0, N - correction) as the CPU does. */
 template <class A> struct var_state {
@@ -251,6 +276,24 @@ __global__ void red_warp_k(L x, void *out, int odt, kj_rgeom gm, kj_rpar rp)
 	}
 }
 
+/* Very short runs (a max over pairs): a thread per output; a warp per
+ * output would leave most of its lanes idle. */
+template <class R, class L>
+__global__ void red_thread_k(L x, void *out, int odt, kj_rgeom gm, kj_rpar rp)
+{
+	typedef typename R::S S;
+	int64_t nout = gm.outer * gm.inner, stride = (int64_t)gridDim.x * blockDim.x;
+
+	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
+		int64_t o = oi / gm.inner, i = oi - o * gm.inner, base = o * gm.len * gm.inner + i;
+		S s = R::init();
+#pragma unroll 8
+		for (int64_t j = 0; j < gm.len; j++)
+			s = R::add(s, x.ld(base + j * gm.inner), j);
+		kjd_store(odt, out, (size_t)oi, R::fin(s, gm.len, rp));
+	}
+}
+
 template <class R, class L>
 __global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rgeom gm, kj_rpar rp)
 {
@@ -273,14 +316,9 @@ __global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rge
 				x.ldv(base + j0 + v * N, e0);
 				if (h)
 					x.ldv(base + j0 + (v + bs) * N, e1);
-#pragma unroll
-				for (int k = 0; k < N; k++)
-					s = R::add(s, e0[k], j0 + v * N + k);
-				if (h) {
-#pragma unroll
-					for (int k = 0; k < N; k++)
-						s = R::add(s, e1[k], j0 + (v + bs) * N + k);
-				}
+				s = red_vec<R>::template add<N>(s, e0, j0 + v * N);
+				if (h)
+					s = red_vec<R>::template add<N>(s, e1, j0 + (v + bs) * N);
 			}
 		} else {
 #pragma unroll 4
@@ -359,6 +397,16 @@ __global__ void red_colv_k(const T *__restrict__ x, void *out, int odt, typename
 			for (int k = 0; k < N; k++)
 				s[k] = R::add(s[k], kjt<T>::ld(e.e[k]), j);
 		}
+		if (N == 4 && gm.chunks == 1 && odt == KJ_F32 && gm.vec) {
+			/* float outputs of a float input: one 16-byte store */
+			float4 f;
+			f.x = kjd_d2f(R::fin(s[0], gm.len, rp));
+			f.y = kjd_d2f(R::fin(s[1 % N], gm.len, rp));
+			f.z = kjd_d2f(R::fin(s[2 % N], gm.len, rp));
+			f.w = kjd_d2f(R::fin(s[3 % N], gm.len, rp));
+			*(float4 *)((float *)out + o * gm.inner + iv * N) = f;
+			continue;
+		}
 #pragma unroll
 		for (int k = 0; k < N; k++) {
 			int64_t oi = o * gm.inner + iv * N + k;
@@ -424,6 +472,11 @@ static bool try_colv(kj_gpu *g, ld_typed<T> x, bool aligned, void *out, int odt,
 	gm->chunks = ceil_div(gm->len, gm->clen);
 	if (gm->chunks < 1)
 		gm->chunks = 1;
+	/* short runs: blocks loop over several outer indices, so that a block
+	 * moves more than a few kilobytes before it retires */
+	if (gm->chunks == 1 && gm->len <= 64 && gx * gy > sms * 16)
+		gy = (sms * 16 + gx - 1) / gx;
+	gm->vec = kj_aligned16(out); /* colv: whether outputs may be stored 16 bytes at a time */
 	dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gm->chunks);
 	red_colv_k<R, T><<<grid, 256, 0, g->stream>>>(x.p, out, odt, (S *)g->workspace, *gm, rp);
 	return true;
@@ -453,7 +506,9 @@ static int red_launch(kj_gpu *g, L x, bool aligned, void *out, int odt, int64_t 
 	gm.chunks = 1;
 	gm.clen = len;
 	gm.vec = 0;
-	if (inner < 4 && len <= 1024) {
+	if (inner < 4 && len <= 8 && nout >= sms * 256) {
+		red_thread_k<R, L><<<kj_blocks(g, nout, 256), 256, 0, g->stream>>>(x, out, odt, gm, rp);
+	} else if (inner < 4 && len <= 1024) {
 		red_warp_k<R, L><<<cap_grid(ceil_div(nout, 8), sms * 64), 256, 0, g->stream>>>(
 			x, out, odt, gm, rp);
 	} else if (inner < 4) {
@@ -605,9 +660,16 @@ RED_OP(std, red_run_float, R_var, rp.corr = kjo_attr_i(n, 1, 1); rp.is_std = 1)
 
 /* ---- softmax, log_softmax ---- */
 
-template <class A, bool LOG> __device__ __forceinline__ A sm_out(A x, A m, A s, A ls)
+/* is: 1/s, so that the second pass multiplies (within an ulp of dividing). */
+template <class A, bool LOG> __device__ __forceinline__ A sm_out(A x, A m, A is, A ls)
 {
-	return LOG ? x - m - ls : m_exp(x - m) / s;
+	return LOG ? x - m - ls : m_fexp(x - m) * is;
+}
+
+/* The factor sm_out takes (a NaN sum stays NaN through it). */
+template <class A> __device__ __forceinline__ A sm_inv(A s)
+{
+	return (A)1 / s;
 }
 
 template <class T, bool LOG>
@@ -627,10 +689,10 @@ __global__ void softmax_warp_k(const T *__restrict__ x, T *__restrict__ y, int64
 		for (int64_t j = lane; j < len; j += 32)
 			st = SM::add(st, tt::ld(xr[j]));
 		st = kj_warp_merge<SM>(st);
-		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0;
+		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0, is = sm_inv(s);
 #pragma unroll 4
 		for (int64_t j = lane; j < len; j += 32)
-			yr[j] = tt::st(sm_out<A, LOG>(tt::ld(xr[j]), st.m, s, ls));
+			yr[j] = tt::st(sm_out<A, LOG>(tt::ld(xr[j]), st.m, is, ls));
 	}
 }
 
@@ -657,11 +719,13 @@ __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int6
 		if (vec) {
 			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
 				kjv<T> e = ((const kjv<T> *)xr)[v];
+				A a[N];
 				if (use_cache)
 					((kjv<T> *)cache)[v] = e;
 #pragma unroll
 				for (int k = 0; k < N; k++)
-					st = SM::add(st, tt::ld(e.e[k]));
+					a[k] = tt::ld(e.e[k]);
+				st = SM::template addn<N>(st, a);
 			}
 		} else {
 			for (int64_t j = threadIdx.x; j < len; j += bs) {
@@ -672,19 +736,19 @@ __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int6
 			}
 		}
 		st = kj_block_merge<SM>(st, red);
-		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0;
+		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0, is = sm_inv(s);
 		if (vec) {
 			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
 				kjv<T> e = use_cache ? ((const kjv<T> *)cache)[v] : ((const kjv<T> *)xr)[v];
 #pragma unroll
 				for (int k = 0; k < N; k++)
-					e.e[k] = tt::st(sm_out<A, LOG>(tt::ld(e.e[k]), st.m, s, ls));
+					e.e[k] = tt::st(sm_out<A, LOG>(tt::ld(e.e[k]), st.m, is, ls));
 				((kjv<T> *)yr)[v] = e;
 			}
 		} else {
 			for (int64_t j = threadIdx.x; j < len; j += bs)
 				yr[j] = tt::st(sm_out<A, LOG>(tt::ld(use_cache ? cache[j] : xr[j]), st.m,
-							      s, ls));
+							      is, ls));
 		}
 		__syncthreads();
 	}
@@ -704,10 +768,233 @@ __global__ void softmax_col_k(const T *__restrict__ x, T *__restrict__ y, int64_
 		typename SM::S st = SM::init();
 		for (int64_t j = 0; j < len; j++)
 			st = SM::add(st, tt::ld(x[base + j * inner]));
-		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0;
+		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0, is = sm_inv(s);
 		for (int64_t j = 0; j < len; j++)
-			y[base + j * inner] = tt::st(sm_out<A, LOG>(tt::ld(x[base + j * inner]), st.m, s, ls));
+			y[base + j * inner] = tt::st(sm_out<A, LOG>(tt::ld(x[base + j * inner]), st.m, is, ls));
 	}
+}
+
+/* Long rows: a cluster of C blocks (Hopper thread-block clusters) shares a
+ * row, each block keeping its chunk in shared memory; the blocks exchange
+ * their (max, sum) through distributed shared memory, so the row is read
+ * from global memory once and written once.  One cluster barrier per row:
+ * the statistics are double-buffered by row parity, and a block cannot
+ * overwrite a slot before every block has passed the barrier after the
+ * reads of that slot. */
+template <class T, bool LOG>
+__global__ void softmax_cluster_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows,
+				  int64_t len, int64_t chunk)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* launched on cc >= 9 only */
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	typedef kj_smx<A> SM;
+	typedef typename SM::S S;
+	const int N = kjv<T>::N;
+	extern __shared__ int4 dsm[];
+	__shared__ S red[32], stat[2], peer[16];
+	kjv<T> *cache = (kjv<T> *)dsm;
+	cg::cluster_group cl = cg::this_cluster();
+	unsigned rank = cl.block_rank(), csize = cl.num_blocks();
+	int64_t ncl = gridDim.x / csize, bs = blockDim.x;
+	int64_t j0 = (int64_t)rank * chunk, j1 = j0 + chunk < len ? j0 + chunk : len;
+	int64_t nv = j1 > j0 ? (j1 - j0) / N : 0;
+	int par = 0;
+
+	for (int64_t r = blockIdx.x / csize; r < rows; r += ncl, par ^= 1) {
+		const kjv<T> *xr = (const kjv<T> *)(x + r * len + j0);
+		kjv<T> *yr = (kjv<T> *)(y + r * len + j0);
+		S st = SM::init();
+		int64_t v = threadIdx.x;
+		for (; v + 3 * bs < nv; v += 4 * bs) {
+			kjv<T> e[4];
+#pragma unroll
+			for (int u = 0; u < 4; u++)
+				e[u] = xr[v + u * bs];
+#pragma unroll
+			for (int u = 0; u < 4; u++) {
+				A a[N];
+				cache[v + u * bs] = e[u];
+#pragma unroll
+				for (int k = 0; k < N; k++)
+					a[k] = tt::ld(e[u].e[k]);
+				st = SM::template addn<N>(st, a);
+			}
+		}
+		for (; v < nv; v += bs) {
+			kjv<T> e = xr[v];
+			A a[N];
+			cache[v] = e;
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				a[k] = tt::ld(e.e[k]);
+			st = SM::template addn<N>(st, a);
+		}
+		st = kj_block_merge<SM>(st, red);
+		if (threadIdx.x == 0)
+			stat[par] = st;
+		cl.sync();
+		if (threadIdx.x < csize)
+			peer[threadIdx.x] = *cl.map_shared_rank(&stat[par], threadIdx.x);
+		__syncthreads();
+		S g = peer[0];
+		for (unsigned k = 1; k < csize; k++)
+			g = SM::merge(g, peer[k]);
+		A s = SM::sum(g, len), ls = LOG ? m_log(s) : (A)0, is = sm_inv(s);
+		for (v = threadIdx.x; v < nv; v += bs) {
+			kjv<T> e = cache[v];
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				e.e[k] = tt::st(sm_out<A, LOG>(tt::ld(e.e[k]), g.m, is, ls));
+			yr[v] = e;
+		}
+	}
+	/* no block may leave while a peer can still read its statistics */
+	cl.sync();
+#endif
+}
+
+/* Softmax along a dim with inner > 1 (columns): a thread per column and
+ * chunk of the run.  Pass 1 writes each chunk's (max, sum) to part[c][col],
+ * pass 2 merges a column's chunks into part[0][col], pass 3 writes the
+ * outputs; x is read twice, and the chunks give every SM work even when the
+ * columns are few (softmax over dim 0 of a [131072, 4096] tensor has 4096). */
+struct kj_scgeom {
+	int64_t outer, len, inner, clen, chunks;
+};
+
+template <class T>
+__global__ void smcol_stats_k(const T *__restrict__ x, kj_sm_state<typename kjt<T>::acc> *part,
+			      kj_scgeom gm)
+{
+	typedef kjt<T> tt;
+	typedef kj_smx<typename tt::acc> SM;
+	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
+	int64_t j0 = c * gm.clen, j1 = j0 + gm.clen < gm.len ? j0 + gm.clen : gm.len;
+	if (i >= gm.inner)
+		return;
+	for (int64_t o = blockIdx.z; o < gm.outer; o += gridDim.z) {
+		const T *p = x + o * gm.len * gm.inner + i;
+		typename SM::S st = SM::init();
+#pragma unroll 4
+		for (int64_t j = j0; j < j1; j++)
+			st = SM::add(st, tt::ld(p[j * gm.inner]));
+		part[c * gm.outer * gm.inner + o * gm.inner + i] = st;
+	}
+}
+
+template <class A>
+__global__ void smcol_fin_k(kj_sm_state<A> *part, int64_t ncol, int64_t chunks)
+{
+	typedef kj_smx<A> SM;
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < ncol; k += stride) {
+		typename SM::S st = part[k];
+		for (int64_t c = 1; c < chunks; c++)
+			st = SM::merge(st, part[c * ncol + k]);
+		part[k] = st;
+	}
+}
+
+template <class T, bool LOG>
+__global__ void smcol_apply_k(const T *__restrict__ x, T *__restrict__ y,
+			      const kj_sm_state<typename kjt<T>::acc> *part, kj_scgeom gm)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	typedef kj_smx<A> SM;
+	int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
+	int64_t j0 = c * gm.clen, j1 = j0 + gm.clen < gm.len ? j0 + gm.clen : gm.len;
+	if (i >= gm.inner)
+		return;
+	for (int64_t o = blockIdx.z; o < gm.outer; o += gridDim.z) {
+		typename SM::S st = part[o * gm.inner + i];
+		A s = SM::sum(st, gm.len), ls = LOG ? m_log(s) : (A)0, is = sm_inv(s);
+		int64_t base = o * gm.len * gm.inner + i;
+#pragma unroll 4
+		for (int64_t j = j0; j < j1; j++)
+			y[base + j * gm.inner] =
+				tt::st(sm_out<A, LOG>(tt::ld(x[base + j * gm.inner]), st.m, is, ls));
+	}
+}
+
+template <class T, bool LOG>
+static void smcol_launch(kj_gpu *g, const T *x, T *y, int64_t outer, int64_t len, int64_t inner)
+{
+	typedef kj_sm_state<typename kjt<T>::acc> S;
+	int64_t sms = g->info.sm_count, ncol = outer * inner;
+	int bx = inner >= 256 ? 256 : inner > 128 ? 256 : inner > 64 ? 128 : inner > 32 ? 64 : 32;
+	int64_t gx = ceil_div(inner, bx), gz = outer < 65535 ? outer : 65535;
+	int64_t chunks = ceil_div(8 * sms, gx * gz), wsmax = (int64_t)(g->workspace_bytes / sizeof(S));
+	kj_scgeom gm;
+	if (chunks > len / 16)
+		chunks = len / 16;
+	if (chunks * ncol > wsmax)
+		chunks = wsmax / ncol;
+	if (chunks > 65535)
+		chunks = 65535;
+	if (chunks < 1)
+		chunks = 1;
+	gm.outer = outer;
+	gm.len = len;
+	gm.inner = inner;
+	gm.clen = ceil_div(len, chunks);
+	gm.chunks = ceil_div(len, gm.clen);
+	S *part = (S *)g->workspace;
+	dim3 grid((unsigned)gx, (unsigned)gm.chunks, (unsigned)gz);
+	smcol_stats_k<T><<<grid, bx, 0, g->stream>>>(x, part, gm);
+	if (gm.chunks > 1)
+		smcol_fin_k<typename kjt<T>::acc><<<kj_blocks(g, ncol, 256), 256, 0, g->stream>>>(
+			part, ncol, gm.chunks);
+	smcol_apply_k<T, LOG><<<grid, bx, 0, g->stream>>>(x, y, part, gm);
+}
+
+/* Chunk bytes a cluster block keeps; a row of up to 8 chunks is read once. */
+#define KJ_SOFTMAX_CHUNK_BYTES (128 * 1024)
+
+/* Launches softmax_cluster_k for rows of len elements when a cluster of at
+ * most 8 blocks can hold a row; *done = 0 when not applicable. */
+template <class T, bool LOG>
+static int softmax_cluster_launch(kj_gpu *g, const T *x, T *y, int64_t rows, int64_t len,
+				  int *done, struct kj_err *err)
+{
+	const int N = kjv<T>::N;
+	int64_t bytes = len * (int64_t)sizeof(T), csize = 1;
+	*done = 0;
+	while (bytes > csize * 64 * 1024 && csize < 8)
+		csize *= 2;
+	int64_t chunk = ceil_div(ceil_div(len, csize), N) * N;
+	size_t smem = (size_t)chunk * sizeof(T);
+	if (smem > KJ_SOFTMAX_CHUNK_BYTES || g->info.cc_major < 9)
+		return 0;
+	int threads = smem >= 96 * 1024 ? 1024 : smem >= 32 * 1024 ? 512 : 256;
+	KJ_CUDA_CHECK(err, cudaFuncSetAttribute(softmax_cluster_k<T, LOG>,
+						cudaFuncAttributeMaxDynamicSharedMemorySize,
+						(int)smem));
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr[1];
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = (unsigned)csize;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cfg.blockDim = dim3((unsigned)threads);
+	cfg.dynamicSmemBytes = smem;
+	cfg.stream = g->stream;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	cfg.gridDim = dim3((unsigned)csize);
+	int active = 0;
+	if (cudaOccupancyMaxActiveClusters(&active, softmax_cluster_k<T, LOG>, &cfg) != cudaSuccess ||
+	    active < 1) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	int64_t ncl = rows < active ? rows : active;
+	cfg.gridDim = dim3((unsigned)(ncl * csize));
+	KJ_CUDA_CHECK(err, cudaLaunchKernelEx(&cfg, softmax_cluster_k<T, LOG>, x, y, rows, len,
+					      chunk));
+	*done = 1;
+	return 0;
 }
 
 /* Rows up to this many bytes stay in shared memory between the passes. */
@@ -720,7 +1007,10 @@ static int softmax_launch(kj_gpu *g, const T *x, T *y, int64_t outer, int64_t le
 	int64_t sms = g->info.sm_count;
 	if (outer * inner == 0 || len == 0)
 		return 0;
-	if (inner > 1) {
+	if (inner > 1 && (int64_t)(g->workspace_bytes / sizeof(kj_sm_state<typename kjt<T>::acc>)) >=
+				 outer * inner) {
+		smcol_launch<T, LOG>(g, x, y, outer, len, inner);
+	} else if (inner > 1) {
 		softmax_col_k<T, LOG><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
 			x, y, outer, len, inner);
 	} else if (len <= 1024) {
@@ -730,6 +1020,15 @@ static int softmax_launch(kj_gpu *g, const T *x, T *y, int64_t outer, int64_t le
 		int threads = len >= 16384 ? 1024 : len >= 4096 ? 512 : 256;
 		int vec = kj_aligned16(x) && kj_aligned16(y) && len % kjv<T>::N == 0;
 		size_t bytes = (size_t)len * sizeof(T);
+		if (vec && bytes > 64 * 1024) {
+			int done = 0;
+			if (softmax_cluster_launch<T, LOG>(g, x, y, outer, len, &done, err))
+				return -1;
+			if (done) {
+				KJ_LAUNCH_CHECK(err, LOG ? "log_softmax" : "softmax");
+				return 0;
+			}
+		}
 		int cache = bytes <= KJ_SOFTMAX_CACHE_BYTES;
 		if (cache && bytes > 48 * 1024)
 			KJ_CUDA_CHECK(err, cudaFuncSetAttribute(softmax_block_k<T, LOG>,

@@ -7,7 +7,7 @@
  * A permutation is first coalesced (unit dims dropped, dims that stay
  * adjacent in both layouts merged).  If the innermost output dim is also
  * contiguous in the input, rows are copied straight (the row kernel takes
- * any input stride, so it is also the fallback); otherwise 32x32 tiles
+ * any input stride, so it is also the fallback); otherwise 64x64 tiles
  * pass through shared memory so that both the reads (along the input's
  * contiguous dim) and the writes (along the output's) are coalesced.
  */
@@ -51,13 +51,17 @@ template <class E> __global__ void perm_rows_k(const E *__restrict__ x, E *__res
 	}
 }
 
-/* Block 32x8; tile (P, Q) = 32x32 of output dims p and r-1. */
+/* Block 32x8; tile (P, Q) = 64x64 of output dims p and r-1.  Each thread
+ * issues its 16 loads before the first shared-memory store, so that enough
+ * bytes are in flight to keep the memory system busy; the padded row (65)
+ * keeps the transposed reads free of bank conflicts for 4-byte elements. */
+#define KJ_PT 64
 template <class E> __global__ void perm_tile_k(const E *__restrict__ x, E *__restrict__ y, kj_pgeom gm)
 {
-	__shared__ E tile[32][33];
+	__shared__ E tile[KJ_PT][KJ_PT + 1];
 	int q = gm.r - 1;
 	int64_t P = gm.d[gm.p], Q = gm.d[q], sq = gm.ist[q], sp = gm.ost[gm.p];
-	int64_t tiles_q = (Q + 31) / 32, tiles_p = (P + 31) / 32;
+	int64_t tiles_q = (Q + KJ_PT - 1) / KJ_PT, tiles_p = (P + KJ_PT - 1) / KJ_PT;
 	int tx = threadIdx.x, ty = threadIdx.y;
 
 	for (int64_t b = blockIdx.z; b < gm.batch; b += gridDim.z) {
@@ -65,17 +69,24 @@ template <class E> __global__ void perm_tile_k(const E *__restrict__ x, E *__res
 		perm_base(gm, b, &io, &oo);
 		for (int64_t tp = blockIdx.y; tp < tiles_p; tp += gridDim.y) {
 			for (int64_t tq = blockIdx.x; tq < tiles_q; tq += gridDim.x) {
-				int64_t p0 = tp * 32, q0 = tq * 32;
-				for (int i = ty; i < 32; i += 8) {
-					int64_t pp = p0 + tx, qq = q0 + i;
-					if (pp < P && qq < Q)
-						tile[i][tx] = x[io + pp + qq * sq];
+				int64_t p0 = tp * KJ_PT, q0 = tq * KJ_PT;
+				E v[16];
+#pragma unroll
+				for (int u = 0; u < 16; u++) {
+					int i = ty + 8 * (u >> 1), c = tx + 32 * (u & 1);
+					int64_t pp = p0 + c, qq = q0 + i;
+					v[u] = pp < P && qq < Q ? x[io + pp + qq * sq] : E();
 				}
+#pragma unroll
+				for (int u = 0; u < 16; u++)
+					tile[ty + 8 * (u >> 1)][tx + 32 * (u & 1)] = v[u];
 				__syncthreads();
-				for (int i = ty; i < 32; i += 8) {
-					int64_t pp = p0 + i, qq = q0 + tx;
+#pragma unroll
+				for (int u = 0; u < 16; u++) {
+					int i = ty + 8 * (u >> 1), c = tx + 32 * (u & 1);
+					int64_t pp = p0 + i, qq = q0 + c;
 					if (pp < P && qq < Q)
-						y[oo + pp * sp + qq] = tile[tx][i];
+						y[oo + pp * sp + qq] = tile[c][i];
 				}
 				__syncthreads();
 			}
@@ -93,7 +104,7 @@ template <class E> static void perm_launch(kj_gpu *g, const void *x, void *y, co
 		perm_rows_k<E><<<dim3(gx, (unsigned)gyy), 256, 0, g->stream>>>((const E *)x, (E *)y, gm);
 		return;
 	}
-	int64_t tq = (gm.d[gm.r - 1] + 31) / 32, tp = (gm.d[gm.p] + 31) / 32;
+	int64_t tq = (gm.d[gm.r - 1] + KJ_PT - 1) / KJ_PT, tp = (gm.d[gm.p] + KJ_PT - 1) / KJ_PT;
 	dim3 grid((unsigned)(tq < 65535 ? tq : 65535), (unsigned)(tp < 65535 ? tp : 65535),
 		  (unsigned)(gm.batch < 65535 ? gm.batch : 65535));
 	perm_tile_k<E><<<grid, dim3(32, 8), 0, g->stream>>>((const E *)x, (E *)y, gm);

@@ -1,0 +1,847 @@
+/*
+ * CUDA convolution and pooling (table C): conv1d/2d/3d,
+ * conv_transpose1d/2d/3d, max_pool1d/2d/3d, avg_pool1d/2d/3d and
+ * adaptive_avg_pool1d/2d/3d.
+ *
+ * The eager baseline calls cuDNN's legacy API as PyTorch eager does with
+ * torch.backends.cudnn.benchmark off: cudnnConvolutionForward for a conv and
+ * cudnnConvolutionBackwardData for a transposed conv (the adjoint of the
+ * conv with the same weight), the algorithm picked by the _v7 heuristics
+ * (the first one that succeeds and fits the workspace cap), float compute;
+ * f32 runs with CUDNN_FMA_MATH (no TF32, as torch.backends.cudnn.allow_tf32
+ * = False: PyTorch's default is True, but a TF32 baseline could not meet
+ * the f32 tolerance), f16/bf16 with tensor-op math.  A bias is added with
+ * cudnnAddTensor after the conv (PyTorch adds it after the conv too).  A 1-D
+ * op runs as a 2-D one with a unit height, as PyTorch does.  Descriptors,
+ * algorithm and workspace size are made once per geometry and cached in the
+ * context (struct kj_dnn), so a timed call does no host-side set-up beyond
+ * a lookup.  Pooling goes to cudnnPoolingForward where cuDNN's pooling
+ * means the same as PyTorch's (no dilation, floor mode) and the input fits
+ * its 32-bit strides; dilated or ceil-mode pooling and the adaptive pools
+ * use the kernels below (as PyTorch's native pooling kernels).
+ *
+ * The reference (double buffers) is computed without cuDNN: a conv by
+ * im2col + DGEMM in column chunks (a direct loop when a group's reduction
+ * has at most 64 terms), a transposed conv by DGEMM into per-tap columns
+ * followed by a gather (col2im) per output, pools by direct loops.
+ */
+#include "ops/cuda/ops_common.cuh"
+
+#include <cudnn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+extern "C" {
+#include "ops/table_c.h"
+}
+
+#define KJ_CUDNN_CHECK(err, call)                                                            \
+	do {                                                                                 \
+		cudnnStatus_t kj_s_ = (call);                                                \
+		if (kj_s_ != CUDNN_STATUS_SUCCESS) {                                         \
+			int kj_rc_ = kj_err_set((err), KJ_E_CUDA, "%s failed: %s", #call,           \
+						cudnnGetErrorString(kj_s_));                 \
+			if (err)                                                             \
+				(err)->vendor_status = (int)kj_s_;                           \
+			return kj_rc_;                                                       \
+		}                                                                            \
+	} while (0)
+
+/* Workspace a cuDNN algorithm may take; the heuristics' first choice that
+ * fits wins.  Scratch for the reference's im2col columns. */
+#define KJ_DNN_WS_CAP ((size_t)1 << 30)
+#define KJ_DNN_COL_BYTES ((size_t)256 << 20)
+#define KJ_DNN_PLANS 48
+/* 1: the baseline pools through cudnnPoolingForward where it applies; 0:
+ * always through the own kernels below (as PyTorch's native CUDA pooling). */
+#ifndef KJ_POOL_CUDNN
+#define KJ_POOL_CUDNN 1
+#endif
+/* A group reduction of at most this many terms runs as a direct loop in
+ * the reference (depthwise and few-channel convs): GEMM would not pay. */
+#define KJ_DIRECT_TERMS 64
+
+/* One cached cuDNN set-up: the geometry and dtype it was made for, its
+ * descriptors and algorithm. */
+struct dnn_plan {
+	int used;
+	kjc_geom g;
+	kj_dtype dt;
+	int use_pool;  /* pooling: 1 when cuDNN serves this geometry */
+	cudnnTensorDescriptor_t x, y, b;
+	cudnnFilterDescriptor_t w;
+	cudnnConvolutionDescriptor_t conv;
+	cudnnPoolingDescriptor_t pool;
+	int algo;
+	size_t ws;
+	uint64_t last;
+};
+
+struct kj_dnn {
+	cudnnHandle_t h;
+	void *ws;
+	size_t ws_bytes;
+	double *col;
+	struct dnn_plan plans[KJ_DNN_PLANS];
+	uint64_t tick;
+};
+
+static void plan_release(struct dnn_plan *p)
+{
+	if (p->x)
+		cudnnDestroyTensorDescriptor(p->x);
+	if (p->y)
+		cudnnDestroyTensorDescriptor(p->y);
+	if (p->b)
+		cudnnDestroyTensorDescriptor(p->b);
+	if (p->w)
+		cudnnDestroyFilterDescriptor(p->w);
+	if (p->conv)
+		cudnnDestroyConvolutionDescriptor(p->conv);
+	if (p->pool)
+		cudnnDestroyPoolingDescriptor(p->pool);
+	memset(p, 0, sizeof(*p));
+}
+
+void kj_cuda_dnn_release(kj_gpu *g)
+{
+	struct kj_dnn *d = (struct kj_dnn *)g->dnn;
+	if (!d)
+		return;
+	for (int i = 0; i < KJ_DNN_PLANS; i++)
+		plan_release(&d->plans[i]);
+	if (d->h)
+		cudnnDestroy(d->h);
+	if (d->ws)
+		cudaFree(d->ws);
+	if (d->col)
+		cudaFree(d->col);
+	free(d);
+	g->dnn = NULL;
+}
+
+/* The context's cuDNN state, made on first use. */
+static int dnn_get(kj_gpu *g, struct kj_dnn **out, struct kj_err *err)
+{
+	struct kj_dnn *d = (struct kj_dnn *)g->dnn;
+	if (!d) {
+		d = (struct kj_dnn *)calloc(1, sizeof(*d));
+		if (!d)
+			return kj_err_set(err, KJ_E_NOMEM, "out of memory for the cuDNN state");
+		g->dnn = d;
+		KJ_CUDNN_CHECK(err, cudnnCreate(&d->h));
+	}
+	KJ_CUDNN_CHECK(err, cudnnSetStream(d->h, g->stream));
+	*out = d;
+	return 0;
+}
+
+static int dnn_workspace(kj_gpu *g, struct kj_dnn *d, size_t bytes, struct kj_err *err)
+{
+	if (bytes <= d->ws_bytes)
+		return 0;
+	if (d->ws) {
+		KJ_CUDA_CHECK(err, cudaStreamSynchronize(g->stream));
+		cudaFree(d->ws);
+		d->ws = NULL;
+		d->ws_bytes = 0;
+	}
+	KJ_CUDA_CHECK(err, cudaMalloc(&d->ws, bytes));
+	d->ws_bytes = bytes;
+	return 0;
+}
+
+static int dnn_col(struct kj_dnn *d, struct kj_err *err)
+{
+	if (!d->col)
+		KJ_CUDA_CHECK(err, cudaMalloc((void **)&d->col, KJ_DNN_COL_BYTES));
+	return 0;
+}
+
+static cudnnDataType_t dnn_type(kj_dtype t)
+{
+	return t == KJ_F16 ? CUDNN_DATA_HALF : t == KJ_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+}
+
+/* cuDNN's view of a tensor [N, C, spatial...]: 1-D ops as 2-D with H = 1. */
+static int dnn_tensor(cudnnTensorDescriptor_t *t, kj_dtype dt, int nd, int64_t N, int64_t C,
+		      const int64_t sp[3], struct kj_err *err)
+{
+	int ndc = nd < 2 ? 2 : nd, dims[5], strides[5];
+	int64_t st = 1, all[5];
+	all[0] = N;
+	all[1] = C;
+	for (int i = 0; i < ndc; i++)
+		all[2 + i] = sp[3 - ndc + i];
+	for (int i = ndc + 1; i >= 0; i--) {
+		if (all[i] > INT_MAX || st > INT_MAX)
+			return kj_err_set(err, KJ_E_UNSUPPORTED,
+					  "cuDNN: tensor with %lld elements or more exceeds its 32-bit strides",
+					  (long long)st);
+		dims[i] = (int)all[i];
+		strides[i] = (int)st;
+		st *= all[i];
+	}
+	if (st > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "cuDNN: tensor of %lld elements exceeds its 32-bit strides", (long long)st);
+	KJ_CUDNN_CHECK(err, cudnnCreateTensorDescriptor(t));
+	KJ_CUDNN_CHECK(err, cudnnSetTensorNdDescriptor(*t, dnn_type(dt), ndc + 2, dims, strides));
+	return 0;
+}
+
+/* Takes the first of the cnt heuristic results (forward or backward-data)
+ * that succeeded, fits KJ_DNN_WS_CAP and, for f32, uses no tensor ops: sets
+ * p->algo and, for f16/bf16, the math type it asks for.  Returns 0, or an
+ * error "cuDNN offers no <kind> algorithm for <what>". */
+template <class Perf>
+static int take_algo(struct dnn_plan *p, const Perf *perf, int cnt, const char *kind,
+		     const char *what, struct kj_err *err)
+{
+	int found = -1;
+	for (int i = 0; i < cnt && found < 0; i++)
+		if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= KJ_DNN_WS_CAP &&
+		    (p->dt != KJ_F32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
+					 perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
+			found = i;
+	if (found < 0)
+		return kj_err_set(err, KJ_E_CUDA, "cuDNN offers no %s algorithm for %s", kind, what);
+	p->algo = (int)perf[found].algo;
+	if (p->dt != KJ_F32)
+		KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, perf[found].mathType));
+	return 0;
+}
+
+static int plan_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, struct kj_err *err)
+{
+	const kjc_geom *ge = &p->g;
+	int ndc = ge->nd < 2 ? 2 : ge->nd, convt = ge->kind == KJC_CONVT;
+	int wd[5], pad[3], str[3], dil[3], cnt = 0, rc;
+	int64_t wdim0 = convt ? ge->cin : ge->cout, wdim1 = convt ? ge->cout / ge->groups
+								 : ge->cin / ge->groups;
+	cudnnMathType_t math = p->dt == KJ_F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+
+	/* cuDNN finds the transposed conv's size from the forward conv, which
+	 * an output_padding of stride or more (allowed below the dilation)
+	 * would contradict */
+	for (int i = 0; convt && i < 3; i++)
+		if (ge->op[i] >= ge->s[i])
+			return kj_err_set(err, KJ_E_UNSUPPORTED,
+					  "conv_transpose: output_padding %lld >= stride %lld is not supported "
+					  "by the cuDNN baseline",
+					  (long long)ge->op[i], (long long)ge->s[i]);
+	if (dnn_tensor(&p->x, p->dt, ge->nd, ge->N, ge->cin, ge->in, err) ||
+	    dnn_tensor(&p->y, p->dt, ge->nd, ge->N, ge->cout, ge->out, err))
+		return err ? err->code : KJ_E_CUDA;
+	if (ge->bias) {
+		int64_t one[3] = {1, 1, 1};
+		if (dnn_tensor(&p->b, p->dt, ge->nd, 1, ge->cout, one, err))
+			return err ? err->code : KJ_E_CUDA;
+	}
+	wd[0] = (int)wdim0;
+	wd[1] = (int)wdim1;
+	for (int i = 0; i < ndc; i++) {
+		int j = 3 - ndc + i;
+		wd[2 + i] = (int)ge->k[j];
+		pad[i] = (int)ge->p[j];
+		str[i] = (int)ge->s[j];
+		dil[i] = (int)ge->d[j];
+	}
+	KJ_CUDNN_CHECK(err, cudnnCreateFilterDescriptor(&p->w));
+	KJ_CUDNN_CHECK(err, cudnnSetFilterNdDescriptor(p->w, dnn_type(p->dt), CUDNN_TENSOR_NCHW,
+						       ndc + 2, wd));
+	KJ_CUDNN_CHECK(err, cudnnCreateConvolutionDescriptor(&p->conv));
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionNdDescriptor(p->conv, ndc, pad, str, dil,
+							    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionGroupCount(p->conv, (int)ge->groups));
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, math));
+	if (!convt) {
+		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardAlgorithm_v7(
+					    d->h, p->x, p->w, p->conv, p->y,
+					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf));
+		if ((rc = take_algo(p, perf, cnt, "forward", "this convolution", err)))
+			return rc;
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
+					    d->h, p->x, p->w, p->conv, p->y,
+					    (cudnnConvolutionFwdAlgo_t)p->algo, &p->ws));
+	} else {
+		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+		/* the transposed conv's input is the gradient dy of the conv whose
+		 * input gradient dx is the transposed conv's output */
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataAlgorithm_v7(
+					    d->h, p->w, p->x, p->conv, p->y,
+					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf));
+		if ((rc = take_algo(p, perf, cnt, "backward-data", "this transposed convolution", err)))
+			return rc;
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
+					    d->h, p->w, p->x, p->conv, p->y,
+					    (cudnnConvolutionBwdDataAlgo_t)p->algo, &p->ws));
+	}
+	return dnn_workspace(g, d, p->ws, err);
+}
+
+/* Whether cuDNN's pooling computes what the op means: no dilation, floor
+ * mode, and cuDNN's output extents equal ours. */
+static int plan_pool(struct dnn_plan *p, struct kj_err *err)
+{
+	const kjc_geom *ge = &p->g;
+	int ndc = ge->nd < 2 ? 2 : ge->nd, win[3], pad[3], str[3], od[5];
+	cudnnPoolingMode_t mode = ge->kind == KJC_MAXPOOL ? CUDNN_POOLING_MAX
+				  : ge->count_include_pad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+							  : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+	p->use_pool = 0;
+	if (ge->ceil_mode)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (ge->d[i] != 1)
+			return 0;
+	if (dnn_tensor(&p->x, p->dt, ge->nd, ge->N, ge->cin, ge->in, err) ||
+	    dnn_tensor(&p->y, p->dt, ge->nd, ge->N, ge->cout, ge->out, err))
+		return err ? err->code : KJ_E_CUDA;
+	for (int i = 0; i < ndc; i++) {
+		int j = 3 - ndc + i;
+		win[i] = (int)ge->k[j];
+		pad[i] = (int)ge->p[j];
+		str[i] = (int)ge->s[j];
+	}
+	KJ_CUDNN_CHECK(err, cudnnCreatePoolingDescriptor(&p->pool));
+	KJ_CUDNN_CHECK(err, cudnnSetPoolingNdDescriptor(p->pool, mode, CUDNN_PROPAGATE_NAN, ndc, win,
+							pad, str));
+	KJ_CUDNN_CHECK(err, cudnnGetPoolingNdForwardOutputDim(p->pool, p->x, ndc + 2, od));
+	for (int i = 0; i < ndc; i++)
+		if (od[2 + i] != ge->out[3 - ndc + i])
+			return 0;
+	p->use_pool = 1;
+	return 0;
+}
+
+/* The cached plan for geometry ge and dtype dt, made on a miss (the least
+ * recently used entry makes room). */
+static int plan_get(kj_gpu *g, struct kj_dnn *d, const kjc_geom *ge, kj_dtype dt,
+		    struct dnn_plan **out, struct kj_err *err)
+{
+	struct dnn_plan *p = NULL;
+	int rc;
+	for (int i = 0; i < KJ_DNN_PLANS; i++) {
+		struct dnn_plan *q = &d->plans[i];
+		if (q->used && q->dt == dt && memcmp(&q->g, ge, sizeof(*ge)) == 0) {
+			q->last = ++d->tick;
+			*out = q;
+			return 0;
+		}
+		if (!p || !q->used || (p->used && q->last < p->last))
+			p = q;
+	}
+	plan_release(p);
+	memcpy(&p->g, ge, sizeof(*ge));
+	p->dt = dt;
+	rc = ge->kind == KJC_CONV || ge->kind == KJC_CONVT ? plan_conv(g, d, p, err) : plan_pool(p, err);
+	if (rc) {
+		plan_release(p);
+		return rc;
+	}
+	p->used = 1;
+	p->last = ++d->tick;
+	*out = p;
+	return 0;
+}
+
+/* ---- direct kernels: pools (baseline and reference), convs (reference) ---- */
+
+/* Output index -> (nc, o0, o1, o2). */
+__device__ __forceinline__ void split_out(const kjc_geom &g, int64_t idx, int64_t *nc, int64_t o[3])
+{
+	o[2] = idx % g.out[2];
+	idx /= g.out[2];
+	o[1] = idx % g.out[1];
+	idx /= g.out[1];
+	o[0] = idx % g.out[0];
+	*nc = idx / g.out[0];
+}
+
+/* A pool's geometry in index type I: 32-bit when every offset fits (the
+ * divisions of the index split are much cheaper), else 64-bit. */
+template <class I> struct pool_g {
+	I in[3], out[3], k[3], s[3], p[3], d[3];
+	int cip;
+};
+
+template <class I> static pool_g<I> pool_geom(const kjc_geom &g)
+{
+	pool_g<I> r;
+	for (int i = 0; i < 3; i++) {
+		r.in[i] = (I)g.in[i];
+		r.out[i] = (I)g.out[i];
+		r.k[i] = (I)g.k[i];
+		r.s[i] = (I)g.s[i];
+		r.p[i] = (I)g.p[i];
+		r.d[i] = (I)g.d[i];
+	}
+	r.cip = g.count_include_pad;
+	return r;
+}
+
+template <class T, class I>
+__global__ void max_pool_k(pool_g<I> g, const T *__restrict__ x, T *__restrict__ y, I n)
+{
+	typedef typename kjt<T>::acc A;
+	I stride = (I)gridDim.x * (I)blockDim.x, ivol = g.in[0] * g.in[1] * g.in[2];
+	for (I idx = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; idx < n; idx += stride) {
+		I o2 = idx % g.out[2], t = idx / g.out[2], o1 = t % g.out[1];
+		t /= g.out[1];
+		I o0 = t % g.out[0], nc = t / g.out[0];
+		A m = -m_inf<A>();
+		const T *xc = x + nc * ivol;
+		for (I k0 = 0; k0 < g.k[0]; k0++) {
+			I i0 = o0 * g.s[0] - g.p[0] + k0 * g.d[0];
+			if (i0 < 0 || i0 >= g.in[0])
+				continue;
+			for (I k1 = 0; k1 < g.k[1]; k1++) {
+				I i1 = o1 * g.s[1] - g.p[1] + k1 * g.d[1];
+				if (i1 < 0 || i1 >= g.in[1])
+					continue;
+				const T *xr = xc + (i0 * g.in[1] + i1) * g.in[2];
+				for (I k2 = 0; k2 < g.k[2]; k2++) {
+					I i2 = o2 * g.s[2] - g.p[2] + k2 * g.d[2];
+					if (i2 < 0 || i2 >= g.in[2])
+						continue;
+					A v = kjt<T>::ld(xr[i2]);
+					if (v > m || v != v)
+						m = v;
+				}
+			}
+		}
+		y[idx] = kjt<T>::st(m);
+	}
+}
+
+/* ADAPTIVE = 0: avg_pool's windows (as kjc_avg_window); 1: adaptive ones
+ * (as kjc_adaptive_window, in 64 bits: o * in may pass 2^31). */
+template <class T, class I, int ADAPTIVE>
+__global__ void avg_pool_k(pool_g<I> g, const T *__restrict__ x, T *__restrict__ y, I n)
+{
+	typedef typename kjt<T>::acc A;
+	I stride = (I)gridDim.x * (I)blockDim.x, ivol = g.in[0] * g.in[1] * g.in[2];
+	for (I idx = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; idx < n; idx += stride) {
+		I o[3], lo[3], hi[3], cnt[3];
+		I t = idx / g.out[2];
+		o[2] = idx % g.out[2];
+		o[1] = t % g.out[1];
+		t /= g.out[1];
+		o[0] = t % g.out[0];
+		I nc = t / g.out[0];
+		A acc = 0;
+#pragma unroll
+		for (int i = 0; i < 3; i++) {
+			if (ADAPTIVE) {
+				lo[i] = (I)((int64_t)o[i] * g.in[i] / g.out[i]);
+				hi[i] = (I)((((int64_t)o[i] + 1) * g.in[i] + g.out[i] - 1) / g.out[i]);
+				cnt[i] = hi[i] - lo[i];
+			} else {
+				I a = o[i] * g.s[i] - g.p[i], b = a + g.k[i];
+				if (b > g.in[i] + g.p[i])
+					b = g.in[i] + g.p[i];
+				cnt[i] = b - a;
+				a = a < 0 ? 0 : a;
+				b = b > g.in[i] ? g.in[i] : b;
+				lo[i] = a;
+				hi[i] = b;
+				if (!g.cip)
+					cnt[i] = b - a;
+			}
+		}
+		const T *xc = x + nc * ivol;
+		for (I i0 = lo[0]; i0 < hi[0]; i0++)
+			for (I i1 = lo[1]; i1 < hi[1]; i1++) {
+				const T *xr = xc + (i0 * g.in[1] + i1) * g.in[2];
+				for (I i2 = lo[2]; i2 < hi[2]; i2++)
+					acc += kjt<T>::ld(xr[i2]);
+			}
+		y[idx] = kjt<T>::st(acc / (A)(cnt[0] * cnt[1] * cnt[2]));
+	}
+}
+
+/* The reference's direct conv: one output per thread, the CPU oracle's
+ * loop order. */
+__global__ void conv_direct_k(kjc_geom g, const double *__restrict__ x,
+			      const double *__restrict__ w, const double *__restrict__ b,
+			      double *__restrict__ y, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x, ivol = kjc_vol(g.in), kvol = kjc_vol(g.k);
+	int64_t cig = g.cin / g.groups, cog = g.cout / g.groups;
+	for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += stride) {
+		int64_t nc, o[3];
+		double acc = 0;
+		split_out(g, idx, &nc, o);
+		int64_t bn = nc / g.cout, co = nc % g.cout, grp = co / cog;
+		for (int64_t c = 0; c < cig; c++) {
+			const double *xc = x + (bn * g.cin + grp * cig + c) * ivol;
+			const double *wk = w + (co * cig + c) * kvol;
+			for (int64_t k0 = 0; k0 < g.k[0]; k0++) {
+				int64_t i0 = o[0] * g.s[0] - g.p[0] + k0 * g.d[0];
+				if (i0 < 0 || i0 >= g.in[0])
+					continue;
+				for (int64_t k1 = 0; k1 < g.k[1]; k1++) {
+					int64_t i1 = o[1] * g.s[1] - g.p[1] + k1 * g.d[1];
+					if (i1 < 0 || i1 >= g.in[1])
+						continue;
+					for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+						int64_t i2 = o[2] * g.s[2] - g.p[2] + k2 * g.d[2];
+						if (i2 < 0 || i2 >= g.in[2])
+							continue;
+						acc += xc[(i0 * g.in[1] + i1) * g.in[2] + i2] *
+						       wk[(k0 * g.k[1] + k1) * g.k[2] + k2];
+					}
+				}
+			}
+		}
+		y[idx] = b ? acc + b[co] : acc;
+	}
+}
+
+__device__ __forceinline__ int64_t convt_src_d(int64_t o, int64_t k, int64_t s, int64_t p, int64_t d,
+					       int64_t in)
+{
+	int64_t t = o + p - k * d;
+	if (t < 0 || t % s)
+		return -1;
+	t /= s;
+	return t < in ? t : -1;
+}
+
+/* The reference's direct transposed conv (gather form, the oracle's order). */
+__global__ void convt_direct_k(kjc_geom g, const double *__restrict__ x,
+			       const double *__restrict__ w, const double *__restrict__ b,
+			       double *__restrict__ y, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x, ivol = kjc_vol(g.in), kvol = kjc_vol(g.k);
+	int64_t cig = g.cin / g.groups, cog = g.cout / g.groups;
+	for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += stride) {
+		int64_t nc, o[3];
+		double acc = 0;
+		split_out(g, idx, &nc, o);
+		int64_t bn = nc / g.cout, co = nc % g.cout, grp = co / cog, col = co % cog;
+		for (int64_t c = 0; c < cig; c++) {
+			int64_t ci = grp * cig + c;
+			const double *xc = x + (bn * g.cin + ci) * ivol;
+			const double *wk = w + (ci * cog + col) * kvol;
+			for (int64_t k0 = 0; k0 < g.k[0]; k0++) {
+				int64_t i0 = convt_src_d(o[0], k0, g.s[0], g.p[0], g.d[0], g.in[0]);
+				if (i0 < 0)
+					continue;
+				for (int64_t k1 = 0; k1 < g.k[1]; k1++) {
+					int64_t i1 = convt_src_d(o[1], k1, g.s[1], g.p[1], g.d[1], g.in[1]);
+					if (i1 < 0)
+						continue;
+					for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+						int64_t i2 = convt_src_d(o[2], k2, g.s[2], g.p[2], g.d[2], g.in[2]);
+						if (i2 < 0)
+							continue;
+						acc += xc[(i0 * g.in[1] + i1) * g.in[2] + i2] *
+						       wk[(k0 * g.k[1] + k1) * g.k[2] + k2];
+					}
+				}
+			}
+		}
+		y[idx] = b ? acc + b[co] : acc;
+	}
+}
+
+/* col[r, j - j0] for r = c*kvol + tap over the group's channels and output
+ * positions j0 <= j < j0 + cn: the input value tap meets at output j, or 0
+ * in the padding. */
+__global__ void im2col_k(kjc_geom g, const double *__restrict__ xg, double *__restrict__ col,
+			 int64_t K, int64_t j0, int64_t cn)
+{
+	int64_t n = K * cn, stride = (int64_t)gridDim.x * blockDim.x;
+	int64_t ivol = kjc_vol(g.in), kvol = kjc_vol(g.k);
+	for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += stride) {
+		int64_t r = idx / cn, j = j0 + idx % cn, c = r / kvol, t = r % kvol;
+		int64_t k2 = t % g.k[2], k1 = (t / g.k[2]) % g.k[1], k0 = t / (g.k[2] * g.k[1]);
+		int64_t o2 = j % g.out[2], o1 = (j / g.out[2]) % g.out[1], o0 = j / (g.out[2] * g.out[1]);
+		int64_t i0 = o0 * g.s[0] - g.p[0] + k0 * g.d[0];
+		int64_t i1 = o1 * g.s[1] - g.p[1] + k1 * g.d[1];
+		int64_t i2 = o2 * g.s[2] - g.p[2] + k2 * g.d[2];
+		double v = 0;
+		if (i0 >= 0 && i0 < g.in[0] && i1 >= 0 && i1 < g.in[1] && i2 >= 0 && i2 < g.in[2])
+			v = xg[c * ivol + (i0 * g.in[1] + i1) * g.in[2] + i2];
+		col[idx] = v;
+	}
+}
+
+/* out[co0 + cc, o] (channels of one image and group) = sum over taps t of
+ * cols[cc*kvol + t, i(o, t)] (+ bias): the gather of a transposed conv's
+ * per-tap products. */
+__global__ void col2im_k(kjc_geom g, const double *__restrict__ cols, const double *__restrict__ b,
+			 double *__restrict__ yg, int64_t co0, int64_t ncc, int64_t bias_off)
+{
+	int64_t ovol = kjc_vol(g.out), ivol = kjc_vol(g.in), kvol = kjc_vol(g.k);
+	int64_t n = ncc * ovol, stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += stride) {
+		int64_t cc = idx / ovol, j = idx % ovol;
+		int64_t o2 = j % g.out[2], o1 = (j / g.out[2]) % g.out[1], o0 = j / (g.out[2] * g.out[1]);
+		double acc = 0;
+		for (int64_t k0 = 0; k0 < g.k[0]; k0++) {
+			int64_t i0 = convt_src_d(o0, k0, g.s[0], g.p[0], g.d[0], g.in[0]);
+			if (i0 < 0)
+				continue;
+			for (int64_t k1 = 0; k1 < g.k[1]; k1++) {
+				int64_t i1 = convt_src_d(o1, k1, g.s[1], g.p[1], g.d[1], g.in[1]);
+				if (i1 < 0)
+					continue;
+				for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+					int64_t i2 = convt_src_d(o2, k2, g.s[2], g.p[2], g.d[2], g.in[2]);
+					if (i2 < 0)
+						continue;
+					int64_t t = (k0 * g.k[1] + k1) * g.k[2] + k2;
+					acc += cols[(cc * kvol + t) * ivol + (i0 * g.in[1] + i1) * g.in[2] + i2];
+				}
+			}
+		}
+		if (b)
+			acc += b[bias_off + co0 + cc];
+		yg[(co0 + cc) * ovol + j] = acc;
+	}
+}
+
+/* y[n, c, :] += b[c] over [N, C, vol]. */
+__global__ void bias_nc_k(double *__restrict__ y, const double *__restrict__ b, int64_t C,
+			  int64_t vol, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += stride)
+		y[idx] += b[(idx / vol) % C];
+}
+
+/* ---- the reference ---- */
+
+static int ref_conv(kj_gpu *g, const kjc_geom &ge, const double *x, const double *w,
+		    const double *b, double *y, struct kj_err *err)
+{
+	int64_t cig = ge.cin / ge.groups, cog = ge.cout / ge.groups, kvol = kjc_vol(ge.k);
+	int64_t K = cig * kvol, ovol = kjc_vol(ge.out), ivol = kjc_vol(ge.in);
+	int64_t n = ge.N * ge.cout * ovol, cap = (int64_t)(KJ_DNN_COL_BYTES / sizeof(double));
+	struct kj_dnn *d;
+	int rc;
+
+	if (K <= KJ_DIRECT_TERMS || K > cap || K > INT_MAX || ovol > INT_MAX || cog > INT_MAX) {
+		conv_direct_k<<<kj_blocks(g, n, 256), 256, 0, g->stream>>>(ge, x, w, b, y, n);
+		KJ_LAUNCH_CHECK(err, "conv reference");
+		return 0;
+	}
+	if ((rc = dnn_get(g, &d, err)) || (rc = dnn_col(d, err)))
+		return rc;
+	KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
+	int64_t cn = cap / K < ovol ? cap / K : ovol;
+	const double one = 1.0, zero = 0.0;
+	for (int64_t bn = 0; bn < ge.N; bn++)
+		for (int64_t gr = 0; gr < ge.groups; gr++) {
+			const double *xg = x + (bn * ge.cin + gr * cig) * ivol;
+			const double *wg = w + gr * cog * K;
+			double *yg = y + (bn * ge.cout + gr * cog) * ovol;
+			for (int64_t j0 = 0; j0 < ovol; j0 += cn) {
+				int64_t m = ovol - j0 < cn ? ovol - j0 : cn;
+				im2col_k<<<kj_blocks(g, K * m, 256), 256, 0, g->stream>>>(ge, xg, d->col, K,
+											  j0, m);
+				KJ_LAUNCH_CHECK(err, "conv reference im2col");
+				KJ_CUBLAS_CHECK(err, cublasDgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m,
+								 (int)cog, (int)K, &one, d->col, (int)m, wg,
+								 (int)K, &zero, yg + j0, (int)ovol));
+			}
+		}
+	if (b) {
+		bias_nc_k<<<kj_blocks(g, n, 256), 256, 0, g->stream>>>(y, b, ge.cout, ovol, n);
+		KJ_LAUNCH_CHECK(err, "conv reference bias");
+	}
+	return 0;
+}
+
+static int ref_convt(kj_gpu *g, const kjc_geom &ge, const double *x, const double *w,
+		     const double *b, double *y, struct kj_err *err)
+{
+	int64_t cig = ge.cin / ge.groups, cog = ge.cout / ge.groups, kvol = kjc_vol(ge.k);
+	int64_t ovol = kjc_vol(ge.out), ivol = kjc_vol(ge.in), R = cog * kvol;
+	int64_t n = ge.N * ge.cout * ovol, cap = (int64_t)(KJ_DNN_COL_BYTES / sizeof(double));
+	struct kj_dnn *d;
+	int rc;
+
+	if (cig * kvol <= KJ_DIRECT_TERMS || kvol * ivol > cap || ivol > INT_MAX || R > INT_MAX ||
+	    cig > INT_MAX) {
+		convt_direct_k<<<kj_blocks(g, n, 256), 256, 0, g->stream>>>(ge, x, w, b, y, n);
+		KJ_LAUNCH_CHECK(err, "conv_transpose reference");
+		return 0;
+	}
+	if ((rc = dnn_get(g, &d, err)) || (rc = dnn_col(d, err)))
+		return rc;
+	KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
+	int64_t cc = cap / (kvol * ivol) < cog ? cap / (kvol * ivol) : cog;
+	const double one = 1.0, zero = 0.0;
+	for (int64_t bn = 0; bn < ge.N; bn++)
+		for (int64_t gr = 0; gr < ge.groups; gr++) {
+			const double *xg = x + (bn * ge.cin + gr * cig) * ivol;
+			const double *wg = w + gr * cig * R;
+			double *yg = y + (bn * ge.cout + gr * cog) * ovol;
+			for (int64_t co0 = 0; co0 < cog; co0 += cc) {
+				int64_t m = cog - co0 < cc ? cog - co0 : cc;
+				KJ_CUBLAS_CHECK(err, cublasDgemm(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int)ivol,
+								 (int)(m * kvol), (int)cig, &one, xg,
+								 (int)ivol, wg + co0 * kvol, (int)R, &zero,
+								 d->col, (int)ivol));
+				col2im_k<<<kj_blocks(g, m * ovol, 256), 256, 0, g->stream>>>(
+					ge, d->col, b, yg, co0, m, gr * cog);
+				KJ_LAUNCH_CHECK(err, "conv_transpose reference col2im");
+			}
+		}
+	return 0;
+}
+
+/* ---- the op functions ---- */
+
+static int pool_kernel(kj_gpu *g, const kjc_geom &ge, kj_dtype dt, int reference, const void *x,
+		       void *y, struct kj_err *err)
+{
+	int64_t n = ge.N * ge.cout * kjc_vol(ge.out), nin = ge.N * ge.cin * kjc_vol(ge.in);
+	unsigned blocks = kj_blocks(g, n, 256);
+	/* 32-bit indices when no index, nor one grid stride past the last, can
+	 * pass INT_MAX */
+	int narrow = n < (int64_t)INT_MAX - ((int64_t)1 << 26) && nin < (int64_t)INT_MAX - ((int64_t)1 << 26);
+#define KJ_POOL_LAUNCH_I(T, I)                                                               \
+	do {                                                                                 \
+		pool_g<I> pg = pool_geom<I>(ge);                                             \
+		if (ge.kind == KJC_MAXPOOL)                                                  \
+			max_pool_k<T, I><<<blocks, 256, 0, g->stream>>>(pg, (const T *)x, (T *)y, (I)n); \
+		else if (ge.kind == KJC_AVGPOOL)                                             \
+			avg_pool_k<T, I, 0><<<blocks, 256, 0, g->stream>>>(pg, (const T *)x, (T *)y, (I)n); \
+		else                                                                         \
+			avg_pool_k<T, I, 1><<<blocks, 256, 0, g->stream>>>(pg, (const T *)x, (T *)y, (I)n); \
+	} while (0)
+#define KJ_POOL_LAUNCH(T)                                                                    \
+	do {                                                                                 \
+		if (narrow)                                                                  \
+			KJ_POOL_LAUNCH_I(T, int);                                            \
+		else                                                                         \
+			KJ_POOL_LAUNCH_I(T, int64_t);                                        \
+	} while (0)
+	if (reference)
+		KJ_POOL_LAUNCH(double);
+	else if (dt == KJ_F16)
+		KJ_POOL_LAUNCH(__half);
+	else if (dt == KJ_BF16)
+		KJ_POOL_LAUNCH(__nv_bfloat16);
+	else
+		KJ_POOL_LAUNCH(float);
+#undef KJ_POOL_LAUNCH
+#undef KJ_POOL_LAUNCH_I
+	KJ_LAUNCH_CHECK(err, "pooling");
+	return 0;
+}
+
+static int pools(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in, void *out,
+		 int reference, struct kj_err *err)
+{
+	kjc_geom ge;
+	struct kj_dnn *d;
+	struct dnn_plan *p;
+	kj_dtype dt = nd->in[0].dtype;
+	int rc;
+
+	kjc_geom_of(nd, kind, 0, &ge, NULL, 0);
+	if (ge.N * ge.cout * kjc_vol(ge.out) == 0)
+		return 0;
+	/* cuDNN's descriptors take 32-bit strides */
+	if (reference || kind == KJC_ADAPTIVE || !KJ_POOL_CUDNN ||
+	    ge.N * ge.cin * kjc_vol(ge.in) > INT_MAX)
+		return pool_kernel(g, ge, dt, reference, in[0], out, err);
+	if ((rc = dnn_get(g, &d, err)) || (rc = plan_get(g, d, &ge, dt, &p, err)))
+		return rc;
+	if (!p->use_pool)
+		return pool_kernel(g, ge, dt, 0, in[0], out, err);
+	const float one = 1.0f, zero = 0.0f;
+	KJ_CUDNN_CHECK(err, cudnnPoolingForward(d->h, p->pool, &one, p->x, in[0], &zero, p->y, out));
+	return 0;
+}
+
+static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in, void *out,
+		 int reference, struct kj_err *err)
+{
+	kjc_geom ge;
+	struct kj_dnn *d;
+	struct dnn_plan *p;
+	kj_dtype dt = nd->in[0].dtype;
+	const void *bias = nd->present[2] ? in[2] : NULL;
+	size_t es = reference ? 8 : kj_dtype_size(dt);
+	int64_t ny;
+	int rc;
+
+	kjc_geom_of(nd, kind, 0, &ge, NULL, 0);
+	ny = ge.N * ge.cout * kjc_vol(ge.out);
+	if (ny == 0)
+		return 0;
+	if (ge.cin == 0 || kjc_vol(ge.in) == 0) {
+		/* no term reaches any output: zero (or the bias), as the oracle */
+		KJ_CUDA_CHECK(err, cudaMemsetAsync(out, 0, (size_t)ny * es, g->stream));
+		if (!bias)
+			return 0;
+		if (!reference)
+			return kj_err_set(err, KJ_E_UNSUPPORTED,
+					  "%s: a bias over an empty input is not supported by the baseline",
+					  nd->op->name);
+		bias_nc_k<<<kj_blocks(g, ny, 256), 256, 0, g->stream>>>(
+			(double *)out, (const double *)bias, ge.cout, kjc_vol(ge.out), ny);
+		KJ_LAUNCH_CHECK(err, "conv bias");
+		return 0;
+	}
+	if (reference) {
+		if (kind == KJC_CONV)
+			return ref_conv(g, ge, (const double *)in[0], (const double *)in[1],
+					(const double *)bias, (double *)out, err);
+		return ref_convt(g, ge, (const double *)in[0], (const double *)in[1],
+				 (const double *)bias, (double *)out, err);
+	}
+	if ((rc = dnn_get(g, &d, err)) || (rc = plan_get(g, d, &ge, dt, &p, err)))
+		return rc;
+	const float one = 1.0f, zero = 0.0f;
+	if (kind == KJC_CONV)
+		KJ_CUDNN_CHECK(err, cudnnConvolutionForward(d->h, &one, p->x, in[0], p->w, in[1], p->conv,
+							    (cudnnConvolutionFwdAlgo_t)p->algo, d->ws,
+							    p->ws, &zero, p->y, out));
+	else
+		KJ_CUDNN_CHECK(err, cudnnConvolutionBackwardData(d->h, &one, p->w, in[1], p->x, in[0],
+								 p->conv,
+								 (cudnnConvolutionBwdDataAlgo_t)p->algo,
+								 d->ws, p->ws, &zero, p->y, out));
+	if (bias)
+		KJ_CUDNN_CHECK(err, cudnnAddTensor(d->h, &one, p->b, bias, &one, p->y, out));
+	return 0;
+}
+
+int kj_cuda_conv(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	return convs(g, n, KJC_CONV, in, out, reference, err);
+}
+
+int kj_cuda_conv_transpose(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			   int reference, struct kj_err *err)
+{
+	return convs(g, n, KJC_CONVT, in, out, reference, err);
+}
+
+int kj_cuda_max_pool(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		     int reference, struct kj_err *err)
+{
+	return pools(g, n, KJC_MAXPOOL, in, out, reference, err);
+}
+
+int kj_cuda_avg_pool(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		     int reference, struct kj_err *err)
+{
+	return pools(g, n, KJC_AVGPOOL, in, out, reference, err);
+}
+
+int kj_cuda_adaptive_avg_pool(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			      int reference, struct kj_err *err)
+{
+	return pools(g, n, KJC_ADAPTIVE, in, out, reference, err);
+}

@@ -1,0 +1,1583 @@
+/*
+ * CUDA implementations of table D (src/ops/table_d.h) for the eager
+ * baseline (task dtypes, float arithmetic) and the reference (double
+ * buffers, double arithmetic), mirroring src/ops/cpu/misc_impl.h.
+ *
+ * - sdpa: PyTorch's math path: one strided-batched GEMM for the scores
+ *   (alpha = scale), a softmax kernel over each row of scores (a warp per
+ *   row; the causal mask writes zeros), one strided-batched GEMM with the
+ *   values.  The scores live in scratch memory from a private stream-ordered
+ *   pool of the device (cudaMallocFromPoolAsync), which keeps its memory
+ *   between calls as PyTorch's caching allocator does; batches are chunked so
+ *   that the scratch stays under 2 GiB.  The reference runs DGEMM.
+ * - Layout ops (cat, narrow, pad, flip, where, masked_fill, triu, tril,
+ *   embedding) move elements as opaque words of the element size (8 bytes in
+ *   the reference), so one kernel serves every dtype; contiguous copies use
+ *   the widest word (up to 16 bytes) that every offset and length allows.
+ * - cumprod: a block scan per row (a thread per column for a middle dim or
+ *   integer input).
+ * - batch_norm / instance_norm / group_norm: statistics of each segment
+ *   (channel, instance or group) as (count, mean, m2): per thread from sums
+ *   shifted by the thread's first value, merged across threads and blocks
+ *   with Chan's formula in a fixed order; then one elementwise pass
+ *   (x - mean) * invstd * w[c] + b[c].
+ * - norm, normalize, cosine_similarity and the losses: one reduction
+ *   framework over [outer, len, inner]: a block per (row, split) for inner
+ *   == 1 (partials in g->workspace merged in order when a row is split), a
+ *   thread per column otherwise; reductions to one value are one row split
+ *   across the device.  No atomics, so results are deterministic.
+ * Integer indices (embedding) are checked in the kernel: the smallest bad
+ * position goes to a device variable that kj_cuda_embedding_check reads.
+ */
+#include "ops/cuda/ops_common.cuh"
+
+#include <limits.h>
+#include <stdio.h>
+
+extern "C" {
+#include "ops/table_d.h"
+}
+
+#define KJM_CHECK(err, what) KJ_LAUNCH_CHECK(err, what)
+
+static unsigned grid_cap(int64_t want, int64_t cap)
+{
+	if (want < 1)
+		want = 1;
+	return (unsigned)(want < cap ? want : cap);
+}
+
+/* Blocks for a kernel that gives each block whole rows (a block-stride
+ * loop over rows, threads along the row). */
+static unsigned row_blocks(const kj_gpu *g, int64_t rows)
+{
+	return grid_cap(rows, (int64_t)g->info.sm_count * 16);
+}
+
+static size_t elem_bytes(kj_dtype t, int reference)
+{
+	return reference ? 8 : kj_dtype_size(t);
+}
+
+/* ================= scratch memory for sdpa ================= */
+
+#define KJM_MAX_DEV 64
+static cudaMemPool_t kjm_pool[KJM_MAX_DEV];
+
+/* Stream-ordered scratch from a private pool of g's device that keeps its
+ * memory (release threshold: unlimited).  Free with cudaFreeAsync on
+ * g->stream. */
+static int scratch_alloc(kj_gpu *g, size_t bytes, void **p, struct kj_err *err)
+{
+	int d = g->device;
+	if (d < 0 || d >= KJM_MAX_DEV)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "sdpa: device %d out of range", d);
+	if (!kjm_pool[d]) {
+		cudaMemPoolProps props;
+		uint64_t keep = UINT64_MAX;
+		memset(&props, 0, sizeof(props));
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = d;
+		KJ_CUDA_CHECK(err, cudaMemPoolCreate(&kjm_pool[d], &props));
+		KJ_CUDA_CHECK(err, cudaMemPoolSetAttribute(kjm_pool[d], cudaMemPoolAttrReleaseThreshold,
+							   &keep));
+	}
+	KJ_CUDA_CHECK(err, cudaMallocFromPoolAsync(p, bytes, kjm_pool[d], g->stream));
+	return 0;
+}
+
+/* ================= sdpa ================= */
+
+static cudaDataType cuda_type(kj_dtype t)
+{
+	return t == KJ_F16 ? CUDA_R_16F : t == KJ_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
+/* Row-major C[M, N] = alpha * A[M, K] @ op(B) for `batch` matrices; op(B)
+ * is B [K, N] or, with bt, B^T of a B given as [N, K]. */
+static int gemm_batched(kj_gpu *g, int reference, kj_dtype dt, int bt, int64_t M, int64_t N,
+			int64_t K, double alpha, const void *A, int64_t sA, const void *B, int64_t sB,
+			void *C, int64_t sC, int64_t batch, struct kj_err *err)
+{
+	cublasOperation_t opb = bt ? CUBLAS_OP_T : CUBLAS_OP_N;
+	int ldb = (int)(bt ? K : N);
+	if (M > INT_MAX || N > INT_MAX || K > INT_MAX || batch > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "sdpa: dims M=%lld N=%lld K=%lld exceed cuBLAS's 32-bit sizes",
+				  (long long)M, (long long)N, (long long)K);
+	KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
+	if (reference) {
+		const double zero = 0.0;
+		KJ_CUBLAS_CHECK(err, cublasDgemmStridedBatched(
+					     g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha,
+					     (const double *)B, ldb, sB, (const double *)A, (int)K, sA, &zero,
+					     (double *)C, (int)N, sC, (int)batch));
+		return 0;
+	}
+	const float a32 = (float)alpha, zero = 0.0f;
+	cudaDataType ty = cuda_type(dt);
+	KJ_CUBLAS_CHECK(err, cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH));
+	KJ_CUBLAS_CHECK(err, cublasGemmStridedBatchedEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M,
+							(int)K, &a32, B, ty, ldb, sB, A, ty, (int)K, sA,
+							&zero, C, ty, (int)N, sC, (int)batch,
+							CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+	return 0;
+}
+
+/* In place over rows [L, S] of scores (row r is query r % L): a warp per
+ * row, online max/sum, then p = exp(s - max) / sum for the attended keys
+ * and 0 for the masked ones. */
+template <class T>
+__global__ void __launch_bounds__(256) attn_softmax_k(T *s, int64_t rows, int64_t L, int64_t S,
+						       int causal)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	typedef kj_smx<A> SM;
+	int lane = threadIdx.x & 31;
+	int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+	for (int64_t r = warp; r < rows; r += nwarps) {
+		T *row = s + r * S;
+		int64_t i = r % L, lim = causal ? (i + 1 < S ? i + 1 : S) : S;
+		typename SM::S st = SM::init();
+		for (int64_t j = lane; j < lim; j += 32)
+			st = SM::add(st, tt::ld(row[j]));
+		st = kj_warp_merge<SM>(st);
+		A inv = (A)1 / SM::sum(st, lim);
+		for (int64_t j = lane; j < S; j += 32)
+			row[j] = tt::st(j < lim ? m_exp(tt::ld(row[j]) - st.m) * inv : (A)0);
+	}
+}
+
+template <class T>
+static int sdpa_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		    struct kj_err *err)
+{
+	kjm_attn a;
+	kj_dtype dt = n->in[0].dtype;
+	size_t es = sizeof(T), per = 0;
+	int64_t chunk;
+	void *sc = NULL;
+	int rc = 0;
+	kjm_attn_geom(n, &a);
+	per = (size_t)a.L * (size_t)a.S * es;
+	chunk = (int64_t)(((size_t)2 << 30) / (per ? per : 1));
+	if (chunk < 1)
+		chunk = 1;
+	if (chunk > a.batch)
+		chunk = a.batch;
+	if (a.batch == 0 || a.L == 0 || a.Ev == 0)
+		return 0;
+	if ((rc = scratch_alloc(g, per * (size_t)chunk, &sc, err)))
+		return rc;
+	for (int64_t b0 = 0; b0 < a.batch && !rc; b0 += chunk) {
+		int64_t nb = a.batch - b0 < chunk ? a.batch - b0 : chunk;
+		const char *q = (const char *)in[0] + (size_t)(b0 * a.L * a.E) * es;
+		const char *k = (const char *)in[1] + (size_t)(b0 * a.S * a.E) * es;
+		const char *v = (const char *)in[2] + (size_t)(b0 * a.S * a.Ev) * es;
+		char *o = (char *)out + (size_t)(b0 * a.L * a.Ev) * es;
+		int64_t rows = nb * a.L;
+		rc = gemm_batched(g, reference, dt, 1, a.L, a.S, a.E, a.scale, q, a.L * a.E, k, a.S * a.E,
+				  sc, a.L * a.S, nb, err);
+		if (rc)
+			break;
+		attn_softmax_k<T><<<grid_cap((rows + 7) / 8, (int64_t)g->info.sm_count * 16), 256, 0,
+				    g->stream>>>((T *)sc, rows, a.L, a.S, a.causal);
+		cudaError_t le = cudaGetLastError();
+		if (le != cudaSuccess) {
+			rc = kj_err_set(err, KJ_E_CUDA, "sdpa: softmax launch failed: %s",
+					cudaGetErrorName(le));
+			break;
+		}
+		rc = gemm_batched(g, reference, dt, 0, a.L, a.Ev, a.S, 1.0, sc, a.L * a.S, v, a.S * a.Ev,
+				  o, a.L * a.Ev, nb, err);
+	}
+	cudaFreeAsync(sc, g->stream);
+	return rc;
+}
+
+int kj_cuda_sdpa(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	if (reference)
+		return sdpa_run<double>(g, n, in, out, 1, err);
+	switch (n->in[0].dtype) {
+	case KJ_F32:
+		return sdpa_run<float>(g, n, in, out, 0, err);
+	case KJ_F16:
+		return sdpa_run<__half>(g, n, in, out, 0, err);
+	case KJ_BF16:
+		return sdpa_run<__nv_bfloat16>(g, n, in, out, 0, err);
+	default:
+		return kj_err_set(err, KJ_E_INTERNAL, "sdpa: dtype %s is not floating point",
+				  kj_dtype_name(n->in[0].dtype));
+	}
+}
+
+/* ================= words: layout ops ================= */
+
+/* Runs the statements given with W the word type of `bytes` bytes. */
+#define KJM_WORD_DISPATCH(bytes, ...) \
+	switch (bytes) { \
+	case 16: { typedef uint4 W; __VA_ARGS__; break; } \
+	case 8: { typedef unsigned long long W; __VA_ARGS__; break; } \
+	case 4: { typedef unsigned int W; __VA_ARGS__; break; } \
+	case 2: { typedef unsigned short W; __VA_ARGS__; break; } \
+	default: { typedef unsigned char W; __VA_ARGS__; break; } \
+	}
+
+/* The widest word (16, 8, 4, 2, 1 bytes) dividing every value given. */
+static int widest_word(const int64_t *v, int nv)
+{
+	for (int w = 16; w > 1; w >>= 1) {
+		int okw = 1;
+		for (int i = 0; i < nv && okw; i++)
+			okw = v[i] % w == 0;
+		if (okw)
+			return w;
+	}
+	return 1;
+}
+
+/* dst[o*dld + j] = src[o*sld + j], o < rows, j < width (in words). */
+template <class W>
+__global__ void copy2d_k(W *__restrict__ dst, int64_t dld, const W *__restrict__ src, int64_t sld,
+			 int64_t rows, int64_t width)
+{
+	for (int64_t o = blockIdx.x; o < rows; o += gridDim.x)
+		for (int64_t j = threadIdx.x; j < width; j += blockDim.x)
+			dst[o * dld + j] = src[o * sld + j];
+}
+
+/* A 2-D copy given in bytes (every value a multiple of the element size). */
+static int copy2d(kj_gpu *g, void *dst, int64_t dld, const void *src, int64_t sld, int64_t rows,
+		  int64_t width, struct kj_err *err)
+{
+	int64_t v[5] = {dld, sld, width, (int64_t)(uintptr_t)dst, (int64_t)(uintptr_t)src};
+	int w = widest_word(v, 5);
+	if (rows == 0 || width == 0)
+		return 0;
+	KJM_WORD_DISPATCH(w, (copy2d_k<W><<<row_blocks(g, rows), 256, 0, g->stream>>>(
+				      (W *)dst, dld / w, (const W *)src, sld / w, rows, width / w)));
+	KJM_CHECK(err, "copy");
+	return 0;
+}
+
+int kj_cuda_cat(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		struct kj_err *err)
+{
+	int dim = kjm_cat_dim(n);
+	int64_t outer, len, inner, off = 0, total = n->out.shape.d[dim];
+	int64_t es = (int64_t)elem_bytes(n->out.dtype, reference);
+	kjo_split(&n->out.shape, dim, &outer, &len, &inner);
+	for (int k = 0; k < n->nin; k++) {
+		int64_t lk;
+		int rc;
+		if (!n->present[k])
+			continue;
+		lk = n->in[k].shape.d[dim];
+		rc = copy2d(g, (char *)out + off * inner * es, total * inner * es, in[k], lk * inner * es,
+			    outer, lk * inner * es, err);
+		if (rc)
+			return rc;
+		off += lk;
+	}
+	return 0;
+}
+
+int kj_cuda_narrow(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		   struct kj_err *err)
+{
+	int dim;
+	int64_t start, length, outer, len, inner, es = (int64_t)elem_bytes(n->out.dtype, reference);
+	kjm_narrow(n, &dim, &start, &length);
+	kjo_split(&n->in[0].shape, dim, &outer, &len, &inner);
+	return copy2d(g, out, length * inner * es, (const char *)in[0] + start * inner * es,
+		      len * inner * es, outer, length * inner * es, err);
+}
+
+/* N-d gather for pad and flip: output coordinate c maps to source
+ * coordinate flip ? d - 1 - c : c - lo, outside [0, sd) gives `fill`. */
+struct kjm_ndg {
+	int r;
+	unsigned flip;
+	int64_t d[KJ_MAX_RANK], lo[KJ_MAX_RANK], sd[KJ_MAX_RANK], st[KJ_MAX_RANK];
+};
+
+/* A block per output row (every dim but the last): the row's source
+ * offset and whether it lies inside once, then the last dim along threads. */
+template <class W>
+__global__ void ndgather_k(const W *__restrict__ x, W *__restrict__ y, int64_t rows, kjm_ndg gm,
+			   W fill)
+{
+	int q = gm.r - 1;
+	int64_t W_ = gm.d[q], lo = gm.lo[q], sd = gm.sd[q];
+	bool fl = (gm.flip >> q) & 1u;
+	for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		int64_t rem = row, off = 0;
+		bool inside = true;
+		for (int k = q - 1; k >= 0; k--) {
+			int64_t qq = rem / gm.d[k], c = rem - qq * gm.d[k], s;
+			rem = qq;
+			s = (gm.flip >> k) & 1u ? gm.d[k] - 1 - c : c - gm.lo[k];
+			inside = inside && s >= 0 && s < gm.sd[k];
+			off += s * gm.st[k];
+		}
+		W *yr = y + row * W_;
+		for (int64_t j = threadIdx.x; j < W_; j += blockDim.x) {
+			int64_t s = fl ? W_ - 1 - j : j - lo;
+			yr[j] = inside && s >= 0 && s < sd ? x[off + s] : fill;
+		}
+	}
+}
+
+/* Merges adjacent dims that neither pad nor flip touch, drops unit dims,
+ * and treats the innermost untouched run as whole words where possible. */
+static int ndgather(kj_gpu *g, const kj_bnode *n, const void *x, void *y, int reference,
+		    const int64_t *lo, const int64_t *hi, unsigned flip, double fillv,
+		    struct kj_err *err)
+{
+	const kj_shape *xs = &n->in[0].shape;
+	int64_t es = (int64_t)elem_bytes(n->out.dtype, reference), total;
+	kjm_ndg gm;
+	unsigned char fb[8] = {0};
+	int r = 0;
+	memset(&gm, 0, sizeof(gm));
+	for (int i = 0; i < xs->rank; i++) {
+		int touched = lo[i] || hi[i] || ((flip >> i) & 1u);
+		int64_t d = xs->d[i] + lo[i] + hi[i];
+		if (r > 0 && !touched && !gm.lo[r - 1] && gm.d[r - 1] == gm.sd[r - 1] &&
+		    !((gm.flip >> (r - 1)) & 1u)) {
+			gm.d[r - 1] *= d;
+			gm.sd[r - 1] *= d;
+			continue;
+		}
+		gm.d[r] = d;
+		gm.sd[r] = xs->d[i];
+		gm.lo[r] = lo[i];
+		if ((flip >> i) & 1u)
+			gm.flip |= 1u << r;
+		r++;
+	}
+	if (r == 0) {
+		gm.d[0] = gm.sd[0] = 1;
+		r = 1;
+	}
+	gm.r = r;
+	/* the innermost dim untouched: copy its elements as wider words */
+	int64_t wunit = es;
+	if (!gm.lo[r - 1] && gm.d[r - 1] == gm.sd[r - 1] && !((gm.flip >> (r - 1)) & 1u)) {
+		int64_t v[3] = {gm.d[r - 1] * es, (int64_t)(uintptr_t)x, (int64_t)(uintptr_t)y};
+		int w = widest_word(v, 3);
+		if (w > es && fillv == 0.0) {
+			gm.d[r - 1] = gm.sd[r - 1] = gm.d[r - 1] * es / w;
+			wunit = w;
+		}
+	}
+	{
+		int64_t m = 1;
+		for (int k = r - 1; k >= 0; k--) {
+			gm.st[k] = m;
+			m *= gm.sd[k];
+		}
+	}
+	total = 1;
+	for (int k = 0; k < r; k++)
+		total *= gm.d[k];
+	if (reference)
+		memcpy(fb, &fillv, 8);
+	else
+		kj_store(n->out.dtype, fb, 0, fillv);
+	if (total == 0)
+		return 0;
+	KJM_WORD_DISPATCH(wunit, {
+		W fw;
+		memset(&fw, 0, sizeof(fw));
+		if (sizeof(W) <= 8)
+			memcpy(&fw, fb, sizeof(W));
+		ndgather_k<W><<<row_blocks(g, total / gm.d[r - 1]), 256, 0, g->stream>>>(
+			(const W *)x, (W *)y, total / gm.d[r - 1], gm, fw);
+	});
+	KJM_CHECK(err, n->op->name);
+	return 0;
+}
+
+int kj_cuda_pad(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		struct kj_err *err)
+{
+	int64_t lo[KJ_MAX_RANK], hi[KJ_MAX_RANK];
+	kjm_pad(n, lo, hi);
+	return ndgather(g, n, in[0], out, reference, lo, hi, 0, kjo_attr_f(n, 2, 0.0), err);
+}
+
+int kj_cuda_flip(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	int64_t z[KJ_MAX_RANK] = {0};
+	return ndgather(g, n, in[0], out, reference, z, z, kjm_flip_mask(n), 0.0, err);
+}
+
+/* ---- where, masked_fill ---- */
+
+/* Broadcast offsets of up to three operands from an output index. */
+struct kjm_bc {
+	int r;
+	int64_t d[KJ_MAX_RANK], s[3][KJ_MAX_RANK];
+};
+
+/* Offsets of the start of output row `e` (every dim but the last). */
+__device__ __forceinline__ void bc_offsets(const kjm_bc &b, int64_t e, int64_t *o0, int64_t *o1,
+					   int64_t *o2)
+{
+	int64_t a0 = 0, a1 = 0, a2 = 0;
+	for (int k = b.r - 2; k >= 0; k--) {
+		int64_t q = e / b.d[k], c = e - q * b.d[k];
+		e = q;
+		a0 += c * b.s[0][k];
+		a1 += c * b.s[1][k];
+		a2 += c * b.s[2][k];
+	}
+	*o0 = a0;
+	*o1 = a1;
+	*o2 = a2;
+}
+
+/* out = cond ? a : b.  full: every operand has the output's shape.  W: the
+ * element word when a, b and out share the element type; DYN converts by
+ * dtype (adt, bdt -> odt). */
+template <class W, bool DYN>
+__global__ void where_k(const void *c, int cdt, const void *a, int adt, const void *b, int bdt,
+			void *y, int odt, int64_t rows, kjm_bc bc)
+{
+	int q = bc.r - 1;
+	int64_t Wd = bc.d[q], s0 = bc.s[0][q], s1 = bc.s[1][q], s2 = bc.s[2][q];
+	for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		int64_t b0, b1, b2;
+		bc_offsets(bc, row, &b0, &b1, &b2);
+		for (int64_t j = threadIdx.x; j < Wd; j += blockDim.x) {
+			int64_t e = row * Wd + j, o0 = b0 + j * s0, o1 = b1 + j * s1, o2 = b2 + j * s2;
+			bool t = cdt == KJ_BOOL ? ((const unsigned char *)c)[o0] != 0
+						: kjd_load(cdt, c, o0) != 0;
+			if (DYN)
+				kjd_store(odt, y, e, t ? kjd_load(adt, a, o1) : kjd_load(bdt, b, o2));
+			else
+				((W *)y)[e] = t ? ((const W *)a)[o1] : ((const W *)b)[o2];
+		}
+	}
+}
+
+/* Broadcast strides of the operands through the output shape; returns the
+ * number of output rows (elements / last extent). */
+static int64_t bc_init(kjm_bc *bc, const kj_shape *os, const kj_shape *const *ops, int nops)
+{
+	memset(bc, 0, sizeof(*bc));
+	bc->r = os->rank;
+	for (int i = 0; i < os->rank; i++)
+		bc->d[i] = os->d[i];
+	for (int k = 0; k < nops; k++)
+		kjo_bcast_strides(ops[k], os, bc->s[k]);
+	if (bc->r == 0) {
+		bc->r = 1;
+		bc->d[0] = 1;
+	}
+	return kjo_numel(os) / bc->d[bc->r - 1];
+}
+
+int kj_cuda_where(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		  struct kj_err *err)
+{
+	const kj_shape *ops[3] = {&n->in[0].shape, &n->in[1].shape, &n->in[2].shape};
+	int64_t total = kjo_numel(&n->out.shape);
+	int cdt = kj_buf_dt(n->in[0].dtype, reference), adt = kj_buf_dt(n->in[1].dtype, reference);
+	int bdt = kj_buf_dt(n->in[2].dtype, reference), odt = kj_buf_dt(n->out.dtype, reference);
+	int64_t rows;
+	unsigned blocks;
+	kjm_bc bc;
+	if (total == 0)
+		return 0;
+	rows = bc_init(&bc, &n->out.shape, ops, 3);
+	blocks = row_blocks(g, rows);
+	if (adt == odt && bdt == odt) {
+		KJM_WORD_DISPATCH(reference ? 8 : (int)kj_dtype_size(n->out.dtype),
+				  (where_k<W, false><<<blocks, 256, 0, g->stream>>>(
+					  in[0], cdt, in[1], adt, in[2], bdt, out, odt, rows, bc)));
+	} else {
+		where_k<unsigned char, true><<<blocks, 256, 0, g->stream>>>(
+			in[0], cdt, in[1], adt, in[2], bdt, out, odt, rows, bc);
+	}
+	KJM_CHECK(err, "where");
+	return 0;
+}
+
+template <class W>
+__global__ void masked_fill_k(const W *__restrict__ x, const void *mask, int mdt, W *__restrict__ y,
+			      W value, int64_t rows, kjm_bc bc)
+{
+	int q = bc.r - 1;
+	int64_t Wd = bc.d[q], s0 = bc.s[0][q];
+	for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		int64_t b0, b1, b2;
+		bc_offsets(bc, row, &b0, &b1, &b2);
+		for (int64_t j = threadIdx.x; j < Wd; j += blockDim.x) {
+			int64_t e = row * Wd + j, o0 = b0 + j * s0;
+			bool t = mdt == KJ_BOOL ? ((const unsigned char *)mask)[o0] != 0
+						: kjd_load(mdt, mask, o0) != 0;
+			y[e] = t ? value : x[e];
+		}
+	}
+}
+
+int kj_cuda_masked_fill(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			int reference, struct kj_err *err)
+{
+	const kj_shape *ops[1] = {&n->in[1].shape};
+	int64_t total = kjo_numel(&n->out.shape);
+	int64_t rows;
+	double v = kjo_attr_f(n, 0, 0.0);
+	unsigned char vb[16] = {0};
+	kjm_bc bc;
+	if (total == 0)
+		return 0;
+	/* the input is dense; s[0] holds the mask's broadcast strides */
+	rows = bc_init(&bc, &n->out.shape, ops, 1);
+	if (reference)
+		memcpy(vb, &v, 8);
+	else
+		kj_store(n->out.dtype, vb, 0, v);
+	KJM_WORD_DISPATCH(reference ? 8 : (int)kj_dtype_size(n->out.dtype), {
+		W wv;
+		memcpy(&wv, vb, sizeof(W));
+		masked_fill_k<W><<<row_blocks(g, rows), 256, 0, g->stream>>>(
+			(const W *)in[0], in[1], kj_buf_dt(n->in[1].dtype, reference), (W *)out, wv, rows,
+			bc);
+	});
+	KJM_CHECK(err, "masked_fill");
+	return 0;
+}
+
+/* ---- triu, tril ---- */
+
+template <class W, bool UPPER>
+__global__ void tri_k(const W *__restrict__ x, W *__restrict__ y, int64_t rows, int64_t R,
+		      int64_t C, int64_t diag)
+{
+	W z;
+	memset(&z, 0, sizeof(z));
+	for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		int64_t i = row % R;
+		for (int64_t j = threadIdx.x; j < C; j += blockDim.x) {
+			bool keep = UPPER ? j - i >= diag : j - i <= diag;
+			y[row * C + j] = keep ? x[row * C + j] : z;
+		}
+	}
+}
+
+template <bool UPPER>
+static int tri_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, int reference,
+		   struct kj_err *err)
+{
+	const kj_shape *s = &n->in[0].shape;
+	int64_t total = kjo_numel(s), R = s->d[s->rank - 2], C = s->d[s->rank - 1];
+	int64_t diag = kjo_attr_i(n, 0, 0);
+	if (total == 0)
+		return 0;
+	KJM_WORD_DISPATCH(reference ? 8 : (int)kj_dtype_size(n->out.dtype),
+			  (tri_k<W, UPPER><<<row_blocks(g, total / C), 256, 0, g->stream>>>(
+				  (const W *)x, (W *)y, total / C, R, C, diag)));
+	KJM_CHECK(err, n->op->name);
+	return 0;
+}
+
+int kj_cuda_triu(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	return tri_run<true>(g, n, in[0], out, reference, err);
+}
+
+int kj_cuda_tril(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	return tri_run<false>(g, n, in[0], out, reference, err);
+}
+
+/* ---- embedding ---- */
+
+/* The smallest position whose index is out of range; all ones when none. */
+__device__ unsigned long long kjm_emb_bad;
+
+/* A warp per index: row idx of the table (D words) into output row e. */
+template <class W>
+__global__ void embedding_k(const void *idx, int idt, const W *__restrict__ w, W *__restrict__ y,
+			    int64_t cnt, int64_t V, int64_t D)
+{
+	int lane = threadIdx.x & 31;
+	int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+	for (int64_t e = warp; e < cnt; e += nwarps) {
+		double t = idt == KJ_I64 ? (double)((const long long *)idx)[e]
+			 : idt == KJ_I32 ? (double)((const int *)idx)[e]
+					 : kjd_load(idt, idx, e);
+		if (!(t >= 0 && t < (double)V)) {
+			if (lane == 0)
+				atomicMin(&kjm_emb_bad, (unsigned long long)e);
+			continue;
+		}
+		const W *src = w + (int64_t)t * D;
+		W *dst = y + e * D;
+		for (int64_t j = lane; j < D; j += 32)
+			dst[j] = src[j];
+	}
+}
+
+int kj_cuda_embedding(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		      int reference, struct kj_err *err)
+{
+	int64_t cnt = kjo_numel(&n->in[0].shape), V = n->in[1].shape.d[0], D = n->in[1].shape.d[1];
+	int64_t es = (int64_t)elem_bytes(n->out.dtype, reference);
+	int64_t v[3] = {D * es, (int64_t)(uintptr_t)in[1], (int64_t)(uintptr_t)out};
+	int w = widest_word(v, 3);
+	void *flag = NULL;
+	KJ_CUDA_CHECK(err, cudaGetSymbolAddress(&flag, kjm_emb_bad));
+	KJ_CUDA_CHECK(err, cudaMemsetAsync(flag, 0xff, sizeof(unsigned long long), g->stream));
+	if (cnt == 0 || D == 0)
+		return 0;
+	KJM_WORD_DISPATCH(w, (embedding_k<W><<<grid_cap((cnt + 7) / 8, (int64_t)g->info.sm_count * 16),
+					       256, 0, g->stream>>>(
+				      in[0], kj_buf_dt(n->in[0].dtype, reference), (const W *)in[1],
+				      (W *)out, cnt, V, D * es / w)));
+	KJM_CHECK(err, "embedding");
+	return 0;
+}
+
+int kj_cuda_embedding_check(kj_gpu *g, const kj_bnode *n, const void *const *in, int reference,
+			    char *msg, size_t msglen, struct kj_err *err)
+{
+	unsigned long long bad = 0;
+	kj_dtype it = n->in[0].dtype;
+	size_t es = reference ? 8 : kj_dtype_size(it);
+	unsigned char raw[8] = {0};
+	double t;
+	KJ_CUDA_CHECK(err, cudaMemcpyFromSymbolAsync(&bad, kjm_emb_bad, sizeof(bad), 0,
+						     cudaMemcpyDeviceToHost, g->stream));
+	KJ_CUDA_CHECK(err, cudaStreamSynchronize(g->stream));
+	if (bad == ~0ull)
+		return 0;
+	KJ_CUDA_CHECK(err, cudaMemcpyAsync(raw, (const unsigned char *)in[0] + bad * es, es,
+					   cudaMemcpyDeviceToHost, g->stream));
+	KJ_CUDA_CHECK(err, cudaStreamSynchronize(g->stream));
+	if (reference)
+		memcpy(&t, raw, sizeof(t));
+	else
+		t = kj_load(it, raw, 0);
+	snprintf(msg, msglen, "embedding: index %.17g out of range [0, %lld) at position %lld", t,
+		 (long long)n->in[1].shape.d[0], (long long)bad);
+	return 1;
+}
+
+/* ================= cumprod ================= */
+
+#define KJM_SCAN_ITEMS 4
+
+/* One block per row, tiles of blockDim * 4: products in registers, a warp
+ * scan and a scan of the warp products, a running carry between tiles. */
+template <class T>
+__global__ void cumprod_row_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t len)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	__shared__ A wp[32];
+	int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	int64_t tile = (int64_t)blockDim.x * KJM_SCAN_ITEMS;
+	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		const T *xr = x + r * len;
+		T *yr = y + r * len;
+		A carry = 1;
+		for (int64_t t0 = 0; t0 < len; t0 += tile) {
+			int64_t j = t0 + (int64_t)threadIdx.x * KJM_SCAN_ITEMS;
+			A v[KJM_SCAN_ITEMS];
+#pragma unroll
+			for (int k = 0; k < KJM_SCAN_ITEMS; k++)
+				v[k] = j + k < len ? tt::ld(xr[j + k]) : (A)1;
+#pragma unroll
+			for (int k = 1; k < KJM_SCAN_ITEMS; k++)
+				v[k] *= v[k - 1];
+			A tot = v[KJM_SCAN_ITEMS - 1], incl = tot;
+#pragma unroll
+			for (int off = 1; off < 32; off <<= 1) {
+				A u = __shfl_up_sync(0xffffffffu, incl, off);
+				if (lane >= off)
+					incl *= u;
+			}
+			/* the product of the lanes before this one */
+			A excl = __shfl_up_sync(0xffffffffu, incl, 1);
+			if (lane == 0)
+				excl = 1;
+			if (lane == 31)
+				wp[wid] = incl;
+			__syncthreads();
+			if (wid == 0) {
+				A w = lane < nw ? wp[lane] : (A)1;
+#pragma unroll
+				for (int off = 1; off < 32; off <<= 1) {
+					A u = __shfl_up_sync(0xffffffffu, w, off);
+					if (lane >= off)
+						w *= u;
+				}
+				wp[lane] = w;
+			}
+			__syncthreads();
+			A pre = carry * (wid > 0 ? wp[wid - 1] : (A)1) * excl;
+#pragma unroll
+			for (int k = 0; k < KJM_SCAN_ITEMS; k++)
+				if (j + k < len)
+					yr[j + k] = tt::st(pre * v[k]);
+			carry *= wp[nw - 1];
+			__syncthreads();
+		}
+	}
+}
+
+/* A middle dim or integer input: a thread per (outer, inner) run. */
+template <class A>
+__global__ void cumprod_col_k(const void *x, int xdt, void *y, int ydt, int64_t outer, int64_t len,
+			      int64_t inner)
+{
+	int64_t nout = outer * inner, stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
+		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
+		A acc = 1;
+		for (int64_t j = 0; j < len; j++) {
+			acc *= (A)kjd_load(xdt, x, (size_t)(base + j * inner));
+			kjd_store(ydt, y, (size_t)(base + j * inner), (double)acc);
+		}
+	}
+}
+
+template <class T>
+static void cumprod_typed(kj_gpu *g, const void *x, void *y, int xdt, int ydt, int64_t outer,
+			  int64_t len, int64_t inner)
+{
+	if (inner == 1 && len > 64)
+		cumprod_row_k<T><<<grid_cap(outer, (int64_t)g->info.sm_count * 32),
+				   len >= 4096 ? 512 : 128, 0, g->stream>>>((const T *)x, (T *)y, outer,
+									    len);
+	else
+		cumprod_col_k<typename kjt<T>::acc><<<kj_blocks(g, outer * inner, 256), 256, 0,
+						      g->stream>>>(x, xdt, y, ydt, outer, len, inner);
+}
+
+int kj_cuda_cumprod(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		    struct kj_err *err)
+{
+	int64_t outer, len, inner;
+	kj_dtype it = n->in[0].dtype;
+	int xdt = kj_buf_dt(it, reference), ydt = kj_buf_dt(n->out.dtype, reference);
+	kjo_split(&n->in[0].shape, kjm_dim(kjo_attr_i(n, 0, 0), n->in[0].shape.rank), &outer, &len,
+		  &inner);
+	if (outer * inner == 0 || len == 0)
+		return 0;
+	if (reference)
+		cumprod_typed<double>(g, in[0], out, xdt, ydt, outer, len, inner);
+	else if (it == KJ_F32)
+		cumprod_typed<float>(g, in[0], out, xdt, ydt, outer, len, inner);
+	else if (it == KJ_F16)
+		cumprod_typed<__half>(g, in[0], out, xdt, ydt, outer, len, inner);
+	else if (it == KJ_BF16)
+		cumprod_typed<__nv_bfloat16>(g, in[0], out, xdt, ydt, outer, len, inner);
+	else
+		cumprod_col_k<double><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
+			in[0], xdt, out, ydt, outer, len, inner);
+	KJM_CHECK(err, "cumprod");
+	return 0;
+}
+
+/* ================= channel normalisations ================= */
+
+/* Segment s: `nrun` runs of `run` elements, run k at s * sstep + k * rstep. */
+struct kjm_seg {
+	int64_t nseg, nrun, run, sstep, rstep;
+	int64_t chunk, nchunk; /* a unit of work: one chunk of one run */
+	int splits;
+};
+
+/* Count, mean and sum of squared deviations of a set of values; merged
+ * with Chan's formula, so partial statistics combine without cancellation. */
+template <class A> struct kjm_ss {
+	A n, mean, m2, pad;
+};
+
+template <class A> struct R_chan {
+	typedef kjm_ss<A> S;
+	static __device__ __forceinline__ S init()
+	{
+		S r;
+		r.n = r.mean = r.m2 = r.pad = 0;
+		return r;
+	}
+	static __device__ __forceinline__ S merge(S a, S b)
+	{
+		if (b.n == 0)
+			return a;
+		if (a.n == 0)
+			return b;
+		S r;
+		A n = a.n + b.n, d = b.mean - a.mean;
+		r.n = n;
+		r.mean = a.mean + d * (b.n / n);
+		r.m2 = a.m2 + b.m2 + d * d * (a.n * (b.n / n));
+		r.pad = 0;
+		return r;
+	}
+};
+
+/* Partial statistics of segment s's units b, b + splits, ...  Each thread
+ * sums x - k and (x - k)^2 with k its own first value (cheap, and a shift
+ * close to its data), turns them into (n, mean, m2), and the block merges
+ * the threads' statistics with Chan's formula. */
+template <class T>
+__global__ void seg_stats_k(const T *__restrict__ x, kjm_seg sg, kjm_ss<typename kjt<T>::acc> *part)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	__shared__ kjm_ss<A> red[32];
+	for (int64_t u = blockIdx.x; u < sg.nseg * sg.splits; u += gridDim.x) {
+		int64_t s = u / sg.splits, b = u - s * sg.splits, cnt = 0;
+		const T *base = x + s * sg.sstep;
+		A k = 0, s1 = 0, s2 = 0;
+		for (int64_t w = b; w < sg.nrun * sg.nchunk; w += sg.splits) {
+			int64_t r = w / sg.nchunk, c = w - r * sg.nchunk;
+			const T *p = base + r * sg.rstep;
+			int64_t j1 = (c + 1) * sg.chunk < sg.run ? (c + 1) * sg.chunk : sg.run;
+			for (int64_t j = c * sg.chunk + threadIdx.x; j < j1; j += blockDim.x) {
+				A v = tt::ld(p[j]);
+				if (cnt++ == 0)
+					k = v;
+				A d = v - k;
+				s1 += d;
+				s2 += d * d;
+			}
+		}
+		kjm_ss<A> st = R_chan<A>::init();
+		if (cnt) {
+			A n = (A)cnt, md = s1 / n, m2 = s2 - s1 * md;
+			st.n = n;
+			st.mean = k + md;
+			st.m2 = m2 > 0 ? m2 : (A)0;
+		}
+		st = kj_block_merge<R_chan<A>>(st, red);
+		if (threadIdx.x == 0)
+			part[u] = st;
+	}
+}
+
+/* Per segment: merges the partials in order; stats[2s] = mean, stats[2s+1]
+ * = invstd.  Or, from running statistics (rm, rv given), the same. */
+template <class T>
+__global__ void seg_final_k(kjm_seg sg, const kjm_ss<typename kjt<T>::acc> *part, const T *rm,
+			    const T *rv, typename kjt<T>::acc eps, typename kjt<T>::acc *stats)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	if (s >= sg.nseg)
+		return;
+	if (rm) {
+		stats[2 * s] = tt::ld(rm[s]);
+		stats[2 * s + 1] = (A)1 / m_sqrt(tt::ld(rv[s]) + eps);
+		return;
+	}
+	kjm_ss<A> st = R_chan<A>::init();
+	for (int b = 0; b < sg.splits; b++)
+		st = R_chan<A>::merge(st, part[s * sg.splits + b]);
+	stats[2 * s] = st.mean;
+	stats[2 * s + 1] = (A)1 / m_sqrt(st.m2 / st.n + eps);
+}
+
+/* y = (x - mean) * invstd * w[c] + b[c] over planes (n, c) of `inner`
+ * elements, in units of one chunk of one plane: the plane's statistics
+ * segment is p / pdiv (modulo segmod when segmod), its channel p % C. */
+template <class T>
+__global__ void seg_apply_k(const T *__restrict__ x, T *__restrict__ y, int64_t planes,
+			    int64_t inner, int64_t chunk, int64_t C, int64_t pdiv, int64_t segmod,
+			    const typename kjt<T>::acc *__restrict__ stats, const T *__restrict__ w,
+			    const T *__restrict__ b)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	int64_t nchunk = (inner + chunk - 1) / chunk;
+	for (int64_t u = blockIdx.x; u < planes * nchunk; u += gridDim.x) {
+		int64_t p = u / nchunk, c0 = (u - p * nchunk) * chunk, c = p % C, s = p / pdiv;
+		int64_t c1 = c0 + chunk < inner ? c0 + chunk : inner;
+		if (segmod)
+			s %= segmod;
+		A mean = stats[2 * s], scale = stats[2 * s + 1], shift;
+		if (w)
+			scale *= tt::ld(w[c]);
+		shift = b ? tt::ld(b[c]) : (A)0;
+		const T *xp = x + p * inner;
+		T *yp = y + p * inner;
+		for (int64_t j = c0 + threadIdx.x; j < c1; j += blockDim.x)
+			yp[j] = tt::st((tt::ld(xp[j]) - mean) * scale + shift);
+	}
+}
+
+/* kind 0: batch_norm (segments = channels), 1: instance_norm (segments =
+ * (n, c)), 2: group_norm (segments = (n, g)).  stats: batch statistics;
+ * else the running ones (in[1], in[2]).  w, b: the affine operands. */
+template <class T>
+static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int kind,
+		     int stats, const void *w, const void *b, double eps, struct kj_err *err)
+{
+	typedef typename kjt<T>::acc A;
+	int64_t N, C, inner, total = kjo_numel(&n->in[0].shape), G = 1;
+	kjm_seg sg;
+	A *st;
+	kjm_ss<A> *part;
+	int64_t segdiv, segmod = 0;
+	kjm_nc(&n->in[0].shape, &N, &C, &inner);
+	if (total == 0)
+		return 0;
+	memset(&sg, 0, sizeof(sg));
+	if (kind == 0) {
+		sg.nseg = C;
+		sg.nrun = N;
+		sg.run = inner;
+		sg.sstep = inner;
+		sg.rstep = C * inner;
+		segdiv = inner;
+		segmod = C;
+	} else if (kind == 1) {
+		sg.nseg = N * C;
+		sg.nrun = 1;
+		sg.run = inner;
+		sg.sstep = inner;
+		segdiv = inner;
+	} else {
+		G = kjo_attr_i(n, 0, 1);
+		sg.nseg = N * G;
+		sg.nrun = 1;
+		sg.run = C / G * inner;
+		sg.sstep = sg.run;
+		segdiv = sg.run;
+	}
+	int64_t nstat = stats ? sg.nseg : C;
+	sg.chunk = 8192;
+	sg.nchunk = (sg.run + sg.chunk - 1) / sg.chunk;
+	{
+		int64_t units = sg.nrun * sg.nchunk, want = (int64_t)g->info.sm_count * 8;
+		int64_t sp = (want + sg.nseg - 1) / sg.nseg;
+		sg.splits = (int)(sp < 1 ? 1 : sp > units ? units : sp);
+	}
+	size_t need = (size_t)nstat * 2 * sizeof(A) + (stats ? (size_t)sg.nseg * sg.splits * sizeof(kjm_ss<A>) : 0);
+	if (need > g->workspace_bytes)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "%s: %lld segments need %zu bytes of workspace, more than %zu",
+				  n->op->name, (long long)sg.nseg, need, g->workspace_bytes);
+	st = (A *)g->workspace;
+	part = (kjm_ss<A> *)(st + 2 * nstat);
+	if (stats) {
+		seg_stats_k<T><<<grid_cap(sg.nseg * sg.splits, (int64_t)g->info.sm_count * 16), 256, 0,
+				 g->stream>>>((const T *)in[0], sg, part);
+		seg_final_k<T><<<grid_cap((sg.nseg + 127) / 128, 1 << 30), 128, 0, g->stream>>>(
+			sg, part, NULL, NULL, (A)eps, st);
+	} else {
+		kjm_seg cs = sg;
+		cs.nseg = C;
+		seg_final_k<T><<<grid_cap((C + 127) / 128, 1 << 30), 128, 0, g->stream>>>(
+			cs, part, (const T *)in[1], (const T *)in[2], (A)eps, st);
+		segdiv = inner;
+		segmod = C;
+	}
+	{
+		int64_t chunk = 4096, units = N * C * ((inner + chunk - 1) / chunk);
+		seg_apply_k<T><<<grid_cap(units, (int64_t)g->info.sm_count * 16), 256, 0, g->stream>>>(
+			(const T *)in[0], (T *)out, N * C, inner, chunk, C, segdiv / inner, segmod, st,
+			(const T *)w, (const T *)b);
+	}
+	KJM_CHECK(err, n->op->name);
+	return 0;
+}
+
+static int chan_norm_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			 int reference, int kind, int stats, const void *w, const void *b, double eps,
+			 struct kj_err *err)
+{
+	if (reference)
+		return chan_norm<double>(g, n, in, out, kind, stats, w, b, eps, err);
+	switch (n->in[0].dtype) {
+	case KJ_F32:
+		return chan_norm<float>(g, n, in, out, kind, stats, w, b, eps, err);
+	case KJ_F16:
+		return chan_norm<__half>(g, n, in, out, kind, stats, w, b, eps, err);
+	case KJ_BF16:
+		return chan_norm<__nv_bfloat16>(g, n, in, out, kind, stats, w, b, eps, err);
+	default:
+		return kj_err_set(err, KJ_E_INTERNAL, "%s: dtype %s is not floating point", n->op->name,
+				  kj_dtype_name(n->in[0].dtype));
+	}
+}
+
+int kj_cuda_batch_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       int reference, struct kj_err *err)
+{
+	return chan_norm_run(g, n, in, out, reference, 0, (int)kjo_attr_i(n, 0, 0),
+			     n->present[3] ? in[3] : NULL, n->present[4] ? in[4] : NULL,
+			     kjo_attr_f(n, 2, 1e-5), err);
+}
+
+int kj_cuda_instance_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			  int reference, struct kj_err *err)
+{
+	return chan_norm_run(g, n, in, out, reference, 1, (int)kjo_attr_i(n, 0, 1),
+			     n->present[3] ? in[3] : NULL, n->present[4] ? in[4] : NULL,
+			     kjo_attr_f(n, 2, 1e-5), err);
+}
+
+int kj_cuda_group_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       int reference, struct kj_err *err)
+{
+	return chan_norm_run(g, n, in, out, reference, 2, 1, n->present[1] ? in[1] : NULL,
+			     n->present[2] ? in[2] : NULL, kjo_attr_f(n, 1, 1e-5), err);
+}
+
+/* ================= reductions: norms and losses ================= */
+
+/* A reduction functor F provides: typedef S (the state), A (the arithmetic
+ * type); init(); add(S, off) for element offset off of its operands;
+ * merge(S, S); fin(S, row) the value of output `row`. */
+
+/* Writes value v of output `row` as T. */
+template <class T> struct kjm_sink {
+	T *y;
+	__device__ __forceinline__ void put(int64_t row, typename kjt<T>::acc v) const
+	{
+		y[row] = kjt<T>::st(v);
+	}
+};
+
+/* Rows of `len` contiguous elements (inner == 1): a block per (row, split);
+ * with splits == 1 the block writes the result, else its partial state. */
+template <class F, class K>
+__global__ void red_rows_k(F f, K sink, int64_t rows, int64_t len, int splits, typename F::S *part)
+{
+	typedef typename F::S S;
+	__shared__ S red[32];
+	for (int64_t u = blockIdx.x; u < rows * splits; u += gridDim.x) {
+		int64_t r = u / splits, b = u - r * splits;
+		int64_t j0 = len * b / splits, j1 = len * (b + 1) / splits;
+		S s = F::init();
+		for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x)
+			s = f.add(s, r * len + j);
+		s = kj_block_merge<F>(s, red);
+		if (threadIdx.x == 0) {
+			if (splits == 1)
+				sink.put(r, f.fin(s, r));
+			else
+				part[u] = s;
+		}
+	}
+}
+
+/* Merges each row's partials in order. */
+template <class F, class K>
+__global__ void red_parts_k(F f, K sink, int64_t rows, int splits, const typename F::S *part)
+{
+	typedef typename F::S S;
+	__shared__ S red[32];
+	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		S s = F::init();
+		/* thread t merges parts t, t + blockDim, ... then the block merges
+		 * them: an order fixed by the launch, so deterministic */
+		for (int b = threadIdx.x; b < splits; b += blockDim.x)
+			s = F::merge(s, part[r * splits + b]);
+		s = kj_block_merge<F>(s, red);
+		if (threadIdx.x == 0)
+			sink.put(r, f.fin(s, r));
+	}
+}
+
+/* A middle dim: a thread per (outer, inner) output. */
+template <class F, class K>
+__global__ void red_cols_k(F f, K sink, int64_t outer, int64_t len, int64_t inner)
+{
+	int64_t nout = outer * inner, stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
+		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
+		typename F::S s = F::init();
+		for (int64_t j = 0; j < len; j++)
+			s = f.add(s, base + j * inner);
+		sink.put(oi, f.fin(s, oi));
+	}
+}
+
+/* Runs F over [outer, len, inner] into sink.  part space: g->workspace
+ * from byte offset `woff`. */
+template <class F, class K>
+static int red_run(kj_gpu *g, const F &f, const K &sink, int64_t outer, int64_t len,
+		   int64_t inner, size_t woff, const char *what, struct kj_err *err)
+{
+	typedef typename F::S S;
+	int sms = g->info.sm_count;
+	if (outer * inner == 0)
+		return 0;
+	if (inner == 1) {
+		int64_t rows = outer;
+		int splits = 1;
+		if (rows < (int64_t)sms * 2 && len >= 16384) {
+			int64_t want = ((int64_t)sms * 4 + rows - 1) / rows, maxs = len / 4096;
+			splits = (int)(want < maxs ? want : maxs);
+			if (splits < 1)
+				splits = 1;
+		}
+		size_t need = woff + (size_t)rows * splits * sizeof(S);
+		if (splits > 1 && need > g->workspace_bytes)
+			splits = 1;
+		int threads = len >= 2048 ? 512 : len >= 256 ? 256 : 128;
+		S *part = (S *)((char *)g->workspace + woff);
+		red_rows_k<F, K><<<grid_cap(rows * splits, (int64_t)sms * 32), threads, 0, g->stream>>>(
+			f, sink, rows, len, splits, part);
+		if (splits > 1)
+			red_parts_k<F, K><<<grid_cap(rows, (int64_t)sms * 32), 256, 0, g->stream>>>(
+				f, sink, rows, splits, part);
+	} else {
+		red_cols_k<F, K><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(f, sink, outer,
+											 len, inner);
+	}
+	KJM_CHECK(err, what);
+	return 0;
+}
+
+template <class A> __device__ __forceinline__ A pterm_d(A x, int k, A p)
+{
+	A a = m_fabs(x);
+	return k == KJM_P1 ? a : k == KJM_P2 ? a * a : m_pow(a, p);
+}
+
+template <class A> __device__ __forceinline__ A proot_d(A s, int k, A p)
+{
+	return k == KJM_P1 ? s : k == KJM_P2 ? m_sqrt(s) : m_pow(s, (A)1 / p);
+}
+
+/* ---- norm, normalize ---- */
+
+template <class T> struct F_pnorm {
+	typedef typename kjt<T>::acc A;
+	typedef A S;
+	const T *x;
+	int k;
+	A p;
+	static __device__ __forceinline__ S init() { return 0; }
+	__device__ __forceinline__ S add(S s, int64_t off) const
+	{
+		return s + pterm_d<A>(kjt<T>::ld(x[off]), k, p);
+	}
+	static __device__ __forceinline__ S merge(S a, S b) { return a + b; }
+	__device__ __forceinline__ A fin(S s, int64_t) const { return proot_d<A>(s, k, p); }
+};
+
+/* x [outer, len, inner] reads as F_pnorm over offsets o*len*inner + i +
+ * j*inner; red_cols_k forms exactly those offsets, red_rows_k needs inner
+ * == 1. */
+template <class T>
+static int pnorm_run(kj_gpu *g, const void *x, void *y, int64_t outer, int64_t len, int64_t inner,
+		     double p, size_t woff, const char *what, struct kj_err *err)
+{
+	F_pnorm<T> f;
+	kjm_sink<T> sink;
+	f.x = (const T *)x;
+	f.k = (int)kjm_pkind_of(p);
+	f.p = (typename kjt<T>::acc)p;
+	sink.y = (T *)y;
+	return red_run(g, f, sink, outer, len, inner, woff, what, err);
+}
+
+/* `return CALL` with T the element type of the buffers (double for the
+ * reference); the statement that follows is unreachable. */
+#define KJM_FLOAT_DISPATCH(n, reference, CALL) \
+	if (reference) { \
+		typedef double T; \
+		return CALL; \
+	} \
+	switch ((n)->in[0].dtype) { \
+	case KJ_F32: { \
+		typedef float T; \
+		return CALL; \
+	} \
+	case KJ_F16: { \
+		typedef __half T; \
+		return CALL; \
+	} \
+	case KJ_BF16: { \
+		typedef __nv_bfloat16 T; \
+		return CALL; \
+	} \
+	default: \
+		return kj_err_set(err, KJ_E_INTERNAL, "%s: dtype %s is not floating point", \
+				  (n)->op->name, kj_dtype_name((n)->in[0].dtype)); \
+	}
+
+int kj_cuda_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		 struct kj_err *err)
+{
+	int64_t outer, len, inner;
+	kjo_split(&n->in[0].shape, kjm_red_dim(n, 1), &outer, &len, &inner);
+	KJM_FLOAT_DISPATCH(n, reference,
+			   pnorm_run<T>(g, in[0], out, outer, len, inner, kjo_attr_f(n, 0, 2.0), 0,
+					"norm", err));
+}
+
+/* y = x / max(nrm[o*inner + i], eps) over x [outer, len, inner], a block
+ * per row: for inner == 1 a row is one run of len (norm o), else a row (o,
+ * j) holds inner elements with norms o*inner + i. */
+template <class T>
+__global__ void div_norm_k(const T *__restrict__ x, T *__restrict__ y, const T *__restrict__ nrm,
+			   int64_t outer, int64_t len, int64_t inner, typename kjt<T>::acc eps)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	int64_t rows = inner == 1 ? outer : outer * len, W = inner == 1 ? len : inner;
+	for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		const T *np = inner == 1 ? nrm + row : nrm + row / len * inner;
+		for (int64_t j = threadIdx.x; j < W; j += blockDim.x) {
+			A d = tt::ld(np[inner == 1 ? 0 : j]);
+			if (!(d >= eps))
+				d = d != d ? d : eps;
+			y[row * W + j] = tt::st(tt::ld(x[row * W + j]) / d);
+		}
+	}
+}
+
+template <class T>
+static int normalize_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, struct kj_err *err)
+{
+	int64_t outer, len, inner, total = kjo_numel(&n->in[0].shape);
+	size_t nb;
+	int rc;
+	kjo_split(&n->in[0].shape, kjm_dim(kjo_attr_i(n, 1, 1), n->in[0].shape.rank), &outer, &len,
+		  &inner);
+	nb = ((size_t)(outer * inner) * sizeof(T) + 255) & ~(size_t)255;
+	if (total == 0)
+		return 0;
+	if (nb > g->workspace_bytes / 2)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "normalize: %lld norms do not fit the %zu-byte workspace",
+				  (long long)(outer * inner), g->workspace_bytes);
+	rc = pnorm_run<T>(g, x, g->workspace, outer, len, inner, kjo_attr_f(n, 0, 2.0), nb,
+			  "normalize", err);
+	if (rc)
+		return rc;
+	div_norm_k<T><<<row_blocks(g, inner == 1 ? outer : outer * len), 256, 0, g->stream>>>(
+		(const T *)x, (T *)y, (const T *)g->workspace, outer, len, inner,
+		(typename kjt<T>::acc)kjo_attr_f(n, 2, 1e-12));
+	KJM_CHECK(err, "normalize");
+	return 0;
+}
+
+int kj_cuda_normalize(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		      int reference, struct kj_err *err)
+{
+	KJM_FLOAT_DISPATCH(n, reference, normalize_run<T>(g, n, in[0], out, err));
+}
+
+/* ---- cosine_similarity ---- */
+
+template <class T> struct F_cos {
+	typedef typename kjt<T>::acc A;
+	struct S {
+		A d, a, b, pad;
+	};
+	const T *x1, *x2;
+	A eps;
+	static __device__ __forceinline__ S init()
+	{
+		S s;
+		s.d = s.a = s.b = s.pad = 0;
+		return s;
+	}
+	__device__ __forceinline__ S add(S s, int64_t off) const
+	{
+		A u = kjt<T>::ld(x1[off]), v = kjt<T>::ld(x2[off]);
+		s.d += u * v;
+		s.a += u * u;
+		s.b += v * v;
+		return s;
+	}
+	static __device__ __forceinline__ S merge(S p, S q)
+	{
+		p.d += q.d;
+		p.a += q.a;
+		p.b += q.b;
+		return p;
+	}
+	__device__ __forceinline__ A fin(S s, int64_t) const
+	{
+		A na = m_sqrt(s.a), nb = m_sqrt(s.b);
+		return s.d / ((na > eps ? na : eps) * (nb > eps ? nb : eps));
+	}
+};
+
+template <class T>
+static int cosine_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		      struct kj_err *err)
+{
+	int64_t outer, len, inner;
+	F_cos<T> f;
+	kjm_sink<T> sink;
+	kjo_split(&n->in[0].shape, kjm_dim(kjo_attr_i(n, 0, 1), n->in[0].shape.rank), &outer, &len,
+		  &inner);
+	f.x1 = (const T *)in[0];
+	f.x2 = (const T *)in[1];
+	f.eps = (typename kjt<T>::acc)kjo_attr_f(n, 1, 1e-8);
+	sink.y = (T *)out;
+	return red_run(g, f, sink, outer, len, inner, 0, "cosine_similarity", err);
+}
+
+int kj_cuda_cosine_similarity(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			      int reference, struct kj_err *err)
+{
+	KJM_FLOAT_DISPATCH(n, reference, cosine_run<T>(g, n, in, out, err));
+}
+
+/* ---- pointwise losses ---- */
+
+enum { KJM_L_KL, KJM_L_KL_LOG, KJM_L_HINGE, KJM_L_HUBER, KJM_L_SMOOTH };
+
+template <class A> __device__ __forceinline__ A loss_term(int kind, A x, A t, A par)
+{
+	switch (kind) {
+	case KJM_L_KL:
+		return t == (A)0 ? (A)0 : t * (m_log(t) - x);
+	case KJM_L_KL_LOG:
+		return m_exp(t) * (t - x);
+	case KJM_L_HINGE: {
+		A m = par - x, l = 0;
+		if (t != (A)1)
+			l += m > (A)0 ? m : (m != m ? m : (A)0);
+		if (t != (A)-1)
+			l += x;
+		return l;
+	}
+	case KJM_L_HUBER: {
+		A d = m_fabs(x - t);
+		return d < par ? (A)0.5 * d * d : par * (d - (A)0.5 * par);
+	}
+	default: {
+		A d = m_fabs(x - t);
+		return d < par ? (A)0.5 * d * d / par : d - (A)0.5 * par;
+	}
+	}
+}
+
+/* The target is read by its dtype (hinge takes any numeric target). */
+template <class T> struct F_loss {
+	typedef typename kjt<T>::acc A;
+	typedef A S;
+	const T *x;
+	const void *t;
+	int tdt, kind;
+	A par, div;
+	__device__ __forceinline__ A term(int64_t off) const
+	{
+		A tv = tdt < 0 ? kjt<T>::ld(((const T *)t)[off]) : (A)kjd_load(tdt, t, (size_t)off);
+		return loss_term<A>(kind, kjt<T>::ld(x[off]), tv, par);
+	}
+	static __device__ __forceinline__ S init() { return 0; }
+	__device__ __forceinline__ S add(S s, int64_t off) const { return s + term(off); }
+	static __device__ __forceinline__ S merge(S a, S b) { return a + b; }
+	/* div < 0: a sum; else a mean (0 / 0 = NaN for an empty input) */
+	__device__ __forceinline__ A fin(S s, int64_t) const { return div < 0 ? s : s / div; }
+};
+
+template <class T>
+__global__ void loss_none_k(F_loss<T> f, T *__restrict__ y, int64_t total)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride)
+		y[e] = kjt<T>::st(f.term(e));
+}
+
+template <class T>
+static int loss_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		    int kind, int red, double par, struct kj_err *err)
+{
+	typedef typename kjt<T>::acc A;
+	int64_t total = kjo_numel(&n->in[0].shape);
+	F_loss<T> f;
+	kjm_sink<T> sink;
+	f.x = (const T *)in[0];
+	f.t = in[1];
+	/* a target of the input's dtype is read typed */
+	f.tdt = n->in[1].dtype == n->in[0].dtype ? -1 : kj_buf_dt(n->in[1].dtype, reference);
+	if (reference)
+		f.tdt = -1;
+	f.kind = kind;
+	f.par = (A)par;
+	f.div = -1;
+	if (red == KJM_MEAN)
+		f.div = (A)total;
+	else if (red == KJM_BATCHMEAN)
+		f.div = (A)(n->in[0].shape.rank ? n->in[0].shape.d[0] : total);
+	sink.y = (T *)out;
+	if (red == KJM_NONE) {
+		if (total)
+			loss_none_k<T><<<kj_blocks(g, total, 256), 256, 0, g->stream>>>(f, (T *)out, total);
+		KJM_CHECK(err, n->op->name);
+		return 0;
+	}
+	if (total == 0) {
+		/* sum 0, mean NaN (0 / 0) */
+		red_parts_k<F_loss<T>, kjm_sink<T>><<<1, 32, 0, g->stream>>>(f, sink, 1, 0, NULL);
+		KJM_CHECK(err, n->op->name);
+		return 0;
+	}
+	return red_run(g, f, sink, 1, total, 1, 0, n->op->name, err);
+}
+
+static int loss_dispatch(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			 int reference, int kind, int red, double par, struct kj_err *err)
+{
+	KJM_FLOAT_DISPATCH(n, reference, loss_run<T>(g, n, in, out, reference, kind, red, par, err));
+}
+
+int kj_cuda_kl_div(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
+		   struct kj_err *err)
+{
+	return loss_dispatch(g, n, in, out, reference, kjo_attr_i(n, 1, 0) ? KJM_L_KL_LOG : KJM_L_KL,
+			     kjm_reduction_of(n, 0, 1), 0.0, err);
+}
+
+int kj_cuda_hinge_embedding_loss(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+				 int reference, struct kj_err *err)
+{
+	return loss_dispatch(g, n, in, out, reference, KJM_L_HINGE, kjm_reduction_of(n, 1, 0),
+			     kjo_attr_f(n, 0, 1.0), err);
+}
+
+int kj_cuda_huber_loss(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       int reference, struct kj_err *err)
+{
+	return loss_dispatch(g, n, in, out, reference, KJM_L_HUBER, kjm_reduction_of(n, 0, 0),
+			     kjo_attr_f(n, 1, 1.0), err);
+}
+
+int kj_cuda_smooth_l1_loss(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			   int reference, struct kj_err *err)
+{
+	double beta = kjo_attr_f(n, 1, 1.0);
+	/* beta = 0 is the L1 loss: d < 0 never holds, d - 0 */
+	return loss_dispatch(g, n, in, out, reference, KJM_L_SMOOTH, kjm_reduction_of(n, 0, 0), beta,
+			     err);
+}
+
+/* ---- triplet_margin_loss ---- */
+
+template <class T> struct F_trip {
+	typedef typename kjt<T>::acc A;
+	struct S {
+		A p, n, s, pad;
+	};
+	const T *a, *pos, *neg;
+	int k, swap;
+	A p, eps, margin;
+	static __device__ __forceinline__ S init()
+	{
+		S s;
+		s.p = s.n = s.s = s.pad = 0;
+		return s;
+	}
+	__device__ __forceinline__ S add(S s, int64_t off) const
+	{
+		A av = kjt<T>::ld(a[off]), pv = kjt<T>::ld(pos[off]), nv = kjt<T>::ld(neg[off]);
+		s.p += pterm_d<A>(av - pv + eps, k, p);
+		s.n += pterm_d<A>(av - nv + eps, k, p);
+		if (swap)
+			s.s += pterm_d<A>(pv - nv + eps, k, p);
+		return s;
+	}
+	static __device__ __forceinline__ S merge(S x, S y)
+	{
+		x.p += y.p;
+		x.n += y.n;
+		x.s += y.s;
+		return x;
+	}
+	__device__ __forceinline__ A fin(S s, int64_t) const
+	{
+		A dp = proot_d<A>(s.p, k, p), dn = proot_d<A>(s.n, k, p);
+		if (swap) {
+			A ds = proot_d<A>(s.s, k, p);
+			dn = ds < dn ? ds : dn;
+		}
+		A l = dp - dn + margin;
+		return l > (A)0 ? l : (l != l ? l : (A)0);
+	}
+};
+
+/* Sums (or averages) n values of an array. */
+template <class T> struct F_arr {
+	typedef typename kjt<T>::acc A;
+	typedef A S;
+	const A *v;
+	A div;
+	static __device__ __forceinline__ S init() { return 0; }
+	__device__ __forceinline__ S add(S s, int64_t off) const { return s + v[off]; }
+	static __device__ __forceinline__ S merge(S a, S b) { return a + b; }
+	__device__ __forceinline__ A fin(S s, int64_t) const { return div > 0 ? s / div : s; }
+};
+
+template <class A> struct kjm_asink {
+	A *y;
+	__device__ __forceinline__ void put(int64_t row, A v) const { y[row] = v; }
+};
+
+template <class T>
+static int triplet_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       struct kj_err *err)
+{
+	typedef typename kjt<T>::acc A;
+	const kj_shape *s = &n->in[0].shape;
+	int64_t D = s->d[s->rank - 1], rows = s->rank == 2 ? s->d[0] : 1;
+	int red = kjm_reduction_of(n, 4, 0);
+	double p = kjo_attr_f(n, 1, 2.0);
+	F_trip<T> f;
+	size_t lb = ((size_t)rows * sizeof(A) + 255) & ~(size_t)255;
+	int rc;
+	f.a = (const T *)in[0];
+	f.pos = (const T *)in[1];
+	f.neg = (const T *)in[2];
+	f.k = (int)kjm_pkind_of(p);
+	f.p = (A)p;
+	f.eps = (A)kjo_attr_f(n, 2, 1e-6);
+	f.margin = (A)kjo_attr_f(n, 0, 1.0);
+	f.swap = (int)kjo_attr_i(n, 3, 0);
+	if (red == KJM_NONE) {
+		kjm_sink<T> sink;
+		sink.y = (T *)out;
+		return red_run(g, f, sink, rows, D, 1, 0, "triplet_margin_loss", err);
+	}
+	if (lb > g->workspace_bytes / 2)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "triplet_margin_loss: %lld rows do not fit the %zu-byte workspace",
+				  (long long)rows, g->workspace_bytes);
+	{
+		kjm_asink<A> ls;
+		ls.y = (A *)g->workspace;
+		rc = red_run(g, f, ls, rows, D, 1, lb, "triplet_margin_loss", err);
+		if (rc)
+			return rc;
+	}
+	F_arr<T> fa;
+	kjm_sink<T> sink;
+	fa.v = (const A *)g->workspace;
+	fa.div = red == KJM_MEAN ? (A)rows : (A)0;
+	sink.y = (T *)out;
+	return red_run(g, fa, sink, 1, rows, 1, lb, "triplet_margin_loss", err);
+}
+
+int kj_cuda_triplet_margin_loss(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+				int reference, struct kj_err *err)
+{
+	KJM_FLOAT_DISPATCH(n, reference, triplet_run<T>(g, n, in, out, err));
+}
