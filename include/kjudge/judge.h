@@ -48,7 +48,8 @@ enum kj_flag {
 	KJ_FLAG_UNSTABLE_TIMING = 1 << 2,      /* timing hit its caps before settling */
 	KJ_FLAG_OUTPUT_TRUNCATED = 1 << 3,     /* candidate's stdout/stderr passed the cap */
 	KJ_FLAG_BASELINE_TOLERANCE = 1 << 4,   /* the eager baseline itself misses the tolerance */
-	KJ_FLAG_TIMING_GAP = 1 << 5,           /* device-wide sync bound far above the stream's events */
+	KJ_FLAG_TIMING_GAP = 1 << 5,
+	KJ_FLAG_UNCONFINED = 1 << 6,           /* KJUDGE_PROFILE=1: worker without seccomp, for profilers */           /* device-wide sync bound far above the stream's events */
 };
 
 const char *kj_status_name(kj_status s);
@@ -170,6 +171,13 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
  * calib/<uuid>.json.  Return 0, or -1 when there is none / it cannot be
  * written. */
 int kj_calib_load(const char *cache_dir, const char *uuid, kj_calib *c);
+/* The dense rate (TFLOP/s) node n of plan p can reach on calibration c: the
+ * GEMM rate of its input dtype for ops that run on matrix units (matmul, bmm,
+ * linear, convolutions, attention), 0 for the others (memory-bound: their
+ * roof is the bandwidth).  kj_plan_peak_tflops: the rate of the plan's first
+ * such node, else the fp32 rate (the roofline's compute roof). */
+double kj_node_peak_tflops(const kj_plan *p, int n, const kj_calib *c);
+double kj_plan_peak_tflops(const kj_plan *p, const kj_calib *c);
 int kj_calib_store(const char *cache_dir, const kj_calib *c);
 struct json_t *kj_calib_json(const kj_calib *c);
 

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "kjudge/err.h"
+#include "kjudge/gpu.h"
 #include "kjudge/task.h"
 
 #define KJ_LINT_MAX_REASONS 16
@@ -36,6 +37,35 @@ typedef struct kj_lint_result {
 } kj_lint_result;
 
 void kj_lint_opts_init(kj_lint_opts *o);
+
+/* Bench sizing of one GPU bench shape, estimated from the task's cost rules
+ * and a calibration (no GPU needed): est_ms = sum over the eager baseline's
+ * ops of max(FLOPs / matrix rate, op bytes / copy bandwidth), a lower bound
+ * of the eager time; mem_bytes = what the judge holds on the device: every
+ * value in the task's dtype (the baseline) and in fp64 (the reference), plus
+ * the candidate's copies of its inputs and outputs.  Tasks of the serving/ and
+ * trace/ suites keep their deployment shapes: only the memory limit applies
+ * to them. */
+typedef struct kj_sizing {
+	int bind;         /* index into task->binds */
+	double est_ms;
+	double mem_bytes;
+} kj_sizing;
+
+#define KJ_SIZING_MIN_MS 1.0      /* shorter: launch overhead and timer noise dominate */
+#define KJ_SIZING_MAX_MS 15.0     /* longer: a suite run takes hours */
+#define KJ_SIZING_MAX_BYTES 40e9  /* leaves room for two evaluations on one 80 GB GPU */
+
+/* Sizes every GPU bench shape of t (at most cap, filled into s); returns the
+ * number sized (>= 0), or a negative KJ_E* code with err set when a shape
+ * cannot be planned.  Reasons for shapes outside the limits above are
+ * appended to r (which kj_lint_task may already hold). */
+int kj_lint_sizing(const kj_task *t, const kj_calib *c, kj_sizing *s, int cap,
+		   kj_lint_result *r, struct kj_err *err);
+
+/* H200 figures (kjudge calibrate on the H200 machine, 2026-11) for sizing
+ * without a calibration of one's own. */
+void kj_calib_h200(kj_calib *c);
 
 /* Lints task t.  Returns 0 with *r filled (r->nreasons == 0 when the task
  * passes; reasons read "output y is constant along dim 1 (D)", "input b does

@@ -29,6 +29,11 @@
 
 #include "kjudge/err.h"
 
+/* The most pointer (tensor) and int64 (dim) arguments one call carries: the
+ * worker protocol's limits (src/sandbox/wire.h checks that they agree). */
+#define KJ_WORKER_MAX_PTR 64
+#define KJ_WORKER_MAX_DIM 32
+
 /* A byte buffer with a hard cap: writes past the cap are counted, not kept. */
 struct kj_capbuf {
 	char *buf;       /* NUL-terminated, owned */
@@ -49,6 +54,9 @@ struct kj_worker_opts {
 	size_t flood_limit;      /* output bytes after which the worker is killed, 0 = default 4 MiB */
 	int cuda;                /* worker will use CUDA (no RLIMIT_AS: the driver maps large VAs) */
 	int device;              /* CUDA device ordinal (when cuda) */
+	const char *const *argv; /* NULL: the worker runs with argv {worker_path}; else this
+				  * NULL-terminated list is its argv (worker_path is still
+				  * what is executed: an interpreter and its script) */
 };
 
 typedef enum kj_call_status {
@@ -87,6 +95,12 @@ struct kj_worker {
 	int dead;          /* set once the worker is gone; later calls fail fast */
 	int status;        /* waitpid status once dead */
 };
+
+/* Whether KJUDGE_PROFILE=1 is set: workers then get the judge's whole
+ * environment and run without their seccomp filter, so that a profiler
+ * (ncu --target-processes all, nsys) can inject itself into them.  For a
+ * person profiling a kernel they trust; verdicts say `unconfined`. */
+int kj_worker_profile_mode(void);
 
 /* Starts a worker.  Returns 0, or KJ_E_SYS/KJ_E_WORKER with err set. */
 int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct kj_err *err);

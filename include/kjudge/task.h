@@ -130,7 +130,11 @@ void kj_task_free(kj_task *t);
 
 /* Counts of declared tensors. */
 int kj_task_count(const kj_task *t, kj_value_kind k);
-/* The candidate's C prototype (no trailing newline); cuda selects the CUDA ABI. */
+/* The candidate's C prototype (no trailing newline); cuda selects the CUDA ABI.
+ * Returns 0, or KJ_E_USAGE when it does not fit in len bytes (KJ_PROTO_MAX
+ * holds any task the worker can call: 64 tensors and 32 dims of 255-character
+ * names) and KJ_E_UNSUPPORTED for more than 64 tensors. */
+#define KJ_PROTO_MAX 32768
 int kj_task_prototype(const kj_task *t, int cuda, char *buf, size_t len);
 /* Values passed to a candidate in ABI order: inputs+params (declaration
  * order) then outputs; fills idx (capacity cap) and returns the count. */

@@ -56,8 +56,22 @@ const char *kj_backend_name(kj_backend b)
 		return "cpu";
 	case KJ_BACKEND_CUDA:
 		return "cuda";
+	case KJ_BACKEND_TRITON:
+		return "triton";
+	case KJ_BACKEND_KERNELBENCH:
+		return "kernelbench";
 	}
 	return "unknown";
+}
+
+int kj_backend_is_python(kj_backend b)
+{
+	return b == KJ_BACKEND_TRITON || b == KJ_BACKEND_KERNELBENCH;
+}
+
+int kj_backend_is_gpu(kj_backend b)
+{
+	return b == KJ_BACKEND_CUDA || kj_backend_is_python(b);
 }
 
 int kj_backend_from_name(const char *s, kj_backend *out)
@@ -66,6 +80,10 @@ int kj_backend_from_name(const char *s, kj_backend *out)
 		*out = KJ_BACKEND_CPU;
 	else if (s && strcmp(s, "cuda") == 0)
 		*out = KJ_BACKEND_CUDA;
+	else if (s && strcmp(s, "triton") == 0)
+		*out = KJ_BACKEND_TRITON;
+	else if (s && strcmp(s, "kernelbench") == 0)
+		*out = KJ_BACKEND_KERNELBENCH;
 	else
 		return KJ_E_USAGE;
 	return 0;
@@ -152,6 +170,9 @@ static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, 
 			tc->cc = env;
 		return 0;
 	}
+	case KJ_BACKEND_TRITON:
+	case KJ_BACKEND_KERNELBENCH:
+		break;
 	}
 	return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend cannot compile in this build",
 			  kj_backend_name(o->backend));

@@ -61,7 +61,8 @@ const char *kj_stage_name(kj_stage s)
 void kj_flags_str(unsigned flags, char *buf, size_t len)
 {
 	static const char *const names[] = { "fallback", "faster_than_roofline", "unstable_timing",
-					     "output_truncated", "baseline_out_of_tolerance", "timing_gap" };
+					     "output_truncated", "baseline_out_of_tolerance", "timing_gap",
+					     "unconfined" };
 	size_t off = 0;
 	buf[0] = 0;
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++)
@@ -120,7 +121,7 @@ struct shape_ctx {
 	uint64_t off[KJ_WIRE_MAX_ABI];
 	size_t bytes[KJ_WIRE_MAX_ABI];
 	size_t arena;
-	int64_t dims[64];
+	int64_t dims[KJ_WIRE_MAX_DIMS];
 	void *host[KJ_WIRE_MAX_ABI]; /* judge's pristine inputs (dtype bytes) */
 	kj_exec64 ref;
 	kj_exec32 base;
@@ -148,10 +149,10 @@ static int shape_init(const kj_task *t, int bind, struct shape_ctx *s, struct kj
 	if (rc)
 		return rc;
 	s->nabi = kj_task_abi_values(t, s->abi, KJ_WIRE_MAX_ABI);
-	if (s->nabi > KJ_WIRE_MAX_ABI || t->nsyms > 16) {
+	if (s->nabi > KJ_WIRE_MAX_ABI || t->nsyms > KJ_WIRE_MAX_DIMS) {
 		kj_plan_release(&s->plan);
-		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has more than %d tensors or 16 dims",
-				  t->id, KJ_WIRE_MAX_ABI);
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has more than %d tensors or %d dims",
+				  t->id, KJ_WIRE_MAX_ABI, KJ_WIRE_MAX_DIMS);
 	}
 	for (int i = 0; i < s->nabi; i++) {
 		const kj_tinfo *ti = &s->plan.vals[s->abi[i]];
@@ -356,6 +357,8 @@ int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg
 	char sd[320];
 	if (r->status == KJ_CALL_OK)
 		return 0;
+	if (kj_backend_is_python(j->o->backend) && kjj_py_map_error(j, r))
+		return 1;
 	kjj_shape_desc(j, bind, sd, sizeof(sd));
 	switch (r->status) {
 	case KJ_CALL_TIMEOUT:
@@ -907,10 +910,22 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	double t0 = kjj_now_s(), ts;
 	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1];
 	kj_calib calib;
+	struct kjj_py py;
+	struct kj_eval_opts popts; /* the Python track's copy of o (longer call watchdog) */
+	int python = kj_backend_is_python(o->backend);
 	memset(&j, 0, sizeof(j));
 	memset(&cr, 0, sizeof(cr));
+	kjj_py_init(&py);
 	j.t = t;
 	j.o = o;
+	if (python) {
+		/* the first call JIT-compiles Triton kernels (autotuning runs
+		 * them several times): the watchdog allows a minute */
+		popts = *o;
+		if (popts.call_timeout_s < 60)
+			popts.call_timeout_s = 60;
+		j.o = &popts;
+	}
 	j.v = v;
 	j.err = err;
 	kj_verdict_init(v);
@@ -922,11 +937,27 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	kj_sha256_hex(source, len, v->sha256);
 	v->status = KJ_ST_PASS;
 	v->stage = KJ_STAGE_DONE;
-	if (o->backend == KJ_BACKEND_CUDA) {
+	if (kj_worker_profile_mode())
+		v->flags |= KJ_FLAG_UNCONFINED;
+	if (python) {
+		/* python3, torch, triton, cupy and a device are checked first, so
+		 * the message names what is missing; then the source's static
+		 * check (a verdict needs no GPU) */
+		rc = kjj_py_prepare(&j, source, len, &py);
+		if (rc) {
+			if (rc > 0)
+				rc = 0;
+			goto out;
+		}
+	}
+	if (kj_backend_is_gpu(o->backend)) {
 		const kj_gpu_info *gi;
-		if (!kj_gpu_available())
-			return kj_err_set(err, KJ_E_UNSUPPORTED, "the cuda backend needs a CUDA device and a "
-					  "kjudge built with nvcc; use --backend cpu here");
+		if (!kj_gpu_available()) {
+			kjj_py_release(&py);
+			return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend needs a CUDA device and a "
+					  "kjudge built with nvcc: no CUDA device here; use --backend cpu here",
+					  kj_backend_name(o->backend));
+		}
 		if (o->gpu)
 			j.gpu = o->gpu;
 		else if ((rc = kj_gpu_open(o->device, &j.gpu, err)))
@@ -949,6 +980,14 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	if (kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI + 1) > KJ_WIRE_MAX_ABI)
 		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s passes more than %d tensors", t->id,
 				  KJ_WIRE_MAX_ABI);
+	if (t->nsyms > KJ_WIRE_MAX_DIMS)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has %d dims, more than the %d a call carries",
+				  t->id, t->nsyms, KJ_WIRE_MAX_DIMS);
+
+	/* Python candidates had their static check in kjj_py_prepare and have
+	 * no compile step (Triton compiles at the first call, in the worker) */
+	if (python)
+		goto start_worker;
 
 	/* static (source) */
 	ts = kjj_now_s();
@@ -1003,9 +1042,18 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	v->stage_s[KJ_STAGE_STATIC] += kjj_now_s() - ts;
 
 	/* worker */
+start_worker:
 	ts = kjj_now_s();
 	memset(&wo, 0, sizeof(wo));
 	wo.worker_path = o->worker_path;
+	if (python) {
+		if ((rc = kjj_py_argv(&j, &py)))
+			goto out;
+		wo.worker_path = py.python;
+		wo.argv = (const char *const *)py.argv;
+		/* Triton's cache and torch's extension builds are written by the worker */
+		wo.fsize_limit = (size_t)512 << 20;
+	}
 	if (o->scratch_dir) {
 		snprintf(scratch, sizeof(scratch), "%s", o->scratch_dir);
 	} else {
@@ -1019,8 +1067,8 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	wo.scratch_dir = scratch;
 	/* the CUDA worker spins a core while it waits for the device, so its CPU
 	 * time follows GPU time over the whole evaluation */
-	wo.cpu_limit_s = o->backend == KJ_BACKEND_CUDA ? 3600 : 2 * o->call_timeout_s + 60;
-	wo.cuda = o->backend == KJ_BACKEND_CUDA;
+	wo.cpu_limit_s = kj_backend_is_gpu(o->backend) ? 3600 : 2 * o->call_timeout_s + 60;
+	wo.cuda = kj_backend_is_gpu(o->backend);
 	wo.device = o->device;
 	if ((rc = kj_worker_start(&j.w, &wo, err)))
 		goto out;
@@ -1028,7 +1076,18 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	{
 		struct kj_call_result res;
 		int nptr = kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI);
-		if ((rc = kj_worker_load(&j.w, cr.so_path, t->name, nptr, t->nsyms, o->call_timeout_s, &res, err)))
+		/* a Python LOAD imports torch and the candidate; a KernelBench
+		 * file may build CUDA code with load_inline (nvcc: minutes) */
+		double load_s = !python ? o->call_timeout_s : o->backend == KJ_BACKEND_KERNELBENCH ? 900 : 180;
+		if ((rc = kj_worker_load(&j.w, python ? py.cand : cr.so_path, t->name, nptr, t->nsyms, load_s, &res,
+					 err)))
+			goto out;
+		if (python && res.status == KJ_CALL_ERROR && !strncmp(res.msg, "kjudge-env: ", 12)) {
+			rc = kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
+					kj_backend_name(o->backend), res.msg + 12);
+			goto out;
+		}
+		if (python && kjj_py_map_error(&j, &res))
 			goto out;
 		if (res.status == KJ_CALL_ERROR) {
 			kjj_fail(&j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
@@ -1058,10 +1117,14 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	ts = kjj_now_s();
 	if ((rc = j.gpu ? kjj_gpu_correctness(&j) : stage_correctness(&j)) || v->status != KJ_ST_PASS)
 		goto out;
+	if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
+		goto out;
 	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts - v->stage_s[KJ_STAGE_CALL] * 0;
 	if (!o->no_perf) {
 		ts = kjj_now_s();
 		if ((rc = j.gpu ? kjj_gpu_perf(&j) : stage_perf(&j)) || v->status != KJ_ST_PASS)
+			goto out;
+		if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
 			goto out;
 		v->stage_s[KJ_STAGE_PERFORMANCE] = kjj_now_s() - ts;
 	}
@@ -1081,8 +1144,48 @@ out:
 	if (scratch[0] && !o->scratch_dir)
 		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	kj_compile_result_release(&cr);
+	kjj_py_release(&py);
 	v->total_s = kjj_now_s() - t0;
 	if (rc)
 		return rc;
 	return 0;
+}
+
+/* ---- roofline rates ---- */
+
+static int matrix_unit_op(const char *name)
+{
+	static const char *const ops[] = { "matmul", "bmm", "linear", "conv1d", "conv2d", "conv3d",
+					   "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+					   "sdpa", "scaled_dot_product_attention", NULL };
+	for (int i = 0; ops[i]; i++)
+		if (!strcmp(name, ops[i]))
+			return 1;
+	return 0;
+}
+
+double kj_node_peak_tflops(const kj_plan *p, int n, const kj_calib *c)
+{
+	if (!matrix_unit_op(p->task->nodes[n].op->name))
+		return 0;
+	switch (p->nodes[n].in[0].dtype) {
+	case KJ_F16:
+		return c->fp16_tflops;
+	case KJ_BF16:
+		return c->bf16_tflops;
+	case KJ_I8:
+		return c->int8_tops;
+	default:
+		return c->fp32_tflops;
+	}
+}
+
+double kj_plan_peak_tflops(const kj_plan *p, const kj_calib *c)
+{
+	for (int n = 0; n < p->task->nnodes; n++) {
+		double r = kj_node_peak_tflops(p, n, c);
+		if (r > 0)
+			return r;
+	}
+	return c->fp32_tflops;
 }

@@ -39,7 +39,7 @@ struct gshape {
 	uint64_t off[KJ_WIRE_MAX_ABI];
 	size_t bytes[KJ_WIRE_MAX_ABI];
 	size_t arena;
-	int64_t dims[64];
+	int64_t dims[KJ_WIRE_MAX_DIMS];
 	kj_gpu_exec *ref, *base;
 };
 
@@ -389,27 +389,6 @@ static void baseline_store(struct judge *j, int bind, const kj_perf *pf)
 
 /* The dtype class of the task's arithmetic: the operand dtype of its first
  * matmul-like op, else f32 (CUDA cores). */
-static double peak_tflops(const kj_plan *p, const kj_calib *c)
-{
-	const kj_task *t = p->task;
-	for (int n = 0; n < t->nnodes; n++) {
-		const char *name = t->nodes[n].op->name;
-		if (!strcmp(name, "matmul") || !strcmp(name, "bmm") || !strcmp(name, "linear")) {
-			switch (p->nodes[n].in[0].dtype) {
-			case KJ_F16:
-				return c->fp16_tflops;
-			case KJ_BF16:
-				return c->bf16_tflops;
-			case KJ_I8:
-				return c->int8_tops;
-			default:
-				return c->fp32_tflops;
-			}
-		}
-	}
-	return c->fp32_tflops;
-}
-
 struct gpu_perf_ctx {
 	struct gshape *s;
 	int bind;
@@ -562,7 +541,7 @@ int kjj_gpu_perf(struct judge *j)
 					 * a read-only stream beats a copy */
 					double bw = j->calib->read_gbs > j->calib->copy_gbs ? j->calib->read_gbs :
 											     j->calib->copy_gbs;
-					double peak = peak_tflops(&s.plan, j->calib);
+					double peak = kj_plan_peak_tflops(&s.plan, j->calib);
 					double tb = pf->bytes / (bw * 1e9) * 1e3;
 					double tf = peak > 0 ? pf->flops / (peak * 1e12) * 1e3 : 0;
 					pf->sol_ms = tb > tf ? tb : tf;

@@ -12,7 +12,8 @@
 #include "kjudge/judge.h"
 #include "kjudge/sandbox.h"
 
-#define KJ_WIRE_MAX_ABI 16 /* pointer arguments the worker protocol carries */
+#define KJ_WIRE_MAX_ABI KJ_WORKER_MAX_PTR /* pointer arguments the worker protocol carries */
+#define KJ_WIRE_MAX_DIMS KJ_WORKER_MAX_DIM /* int64 arguments it carries */
 #define PERF_SETS 3
 /* the determinism rerun pre-fills outputs with this byte (0x42424242 is
  * 48.56 as f32: an ordinary number, unlike the NaN sentinel) */
@@ -72,5 +73,36 @@ int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, i
 int kjj_gpu_correctness(struct judge *j);
 int kjj_gpu_perf(struct judge *j);
 void kjj_gpu_release(struct judge *j);
+
+/* The Python track (pyjudge.c): triton and kernelbench candidates run in
+ * python/kjudge_pyworker.py, then through the CUDA track's stages. */
+struct kjj_py {
+	char python[4096];  /* the interpreter */
+	char worker[4096];  /* kjudge_pyworker.py */
+	char cand[4400];    /* the candidate's source, content-addressed in the cache */
+	char cache[4096];   /* the cache folder (Triton's and torch's build caches live under it) */
+	char info[256];     /* "python 3.12.3, torch 2.11.0, triton 3.6.0" */
+	char *abi;          /* the ABI as JSON, owned */
+	char *argv[12];     /* the worker's argv, pointing into this struct */
+};
+void kjj_py_init(struct kjj_py *py);
+void kjj_py_release(struct kjj_py *py);
+/* The task's ABI for the Python worker as JSON (malloc'd; NULL when out of memory). */
+char *kjj_py_abi_json(const kj_task *t);
+/* Finds python and the worker, probes the environment (once per process),
+ * writes the candidate into the cache and runs the static check.  Returns 0
+ * to go on, 1 when a verdict was set, or a negative error (the judge cannot
+ * run Python candidates here: the message says what is missing). */
+int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *py);
+/* Builds the worker's argv (py->argv; the ABI JSON in py->abi).  Returns 0
+ * or KJ_E_NOMEM. */
+int kjj_py_argv(struct judge *j, struct kjj_py *py);
+/* Maps the Python worker's "compile error: " and "rejected: " replies to
+ * their verdicts; 1 when it set one. */
+int kjj_py_map_error(struct judge *j, const struct kj_call_result *r);
+/* Asks the worker (a NOP) whether torch operators ran inside the candidate's
+ * calls: flags fallback, or rejects under the strict policy.  Returns 0 or
+ * a judge error. */
+int kjj_py_fallback_query(struct judge *j);
 
 #endif

@@ -307,3 +307,75 @@ int kj_lint_task(const kj_task *t, const kj_lint_opts *o, kj_lint_result *r, str
 	free(l.outs);
 	return rc;
 }
+
+/* ---- bench sizing ---- */
+
+void kj_calib_h200(kj_calib *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "NVIDIA H200 (built-in figures)");
+	c->copy_gbs = 4242;
+	c->read_gbs = 4036;
+	c->fp64_tflops = 62.4;
+	c->fp32_tflops = 51.3;
+	c->tf32_tflops = 407.9;
+	c->fp16_tflops = 753.6;
+	c->bf16_tflops = 781.6;
+	c->int8_tops = 1494.4;
+	c->fp8_tflops = 1438.4;
+}
+
+static double numel_of(const kj_tinfo *ti)
+{
+	double n = 1;
+	for (int k = 0; k < ti->shape.rank; k++)
+		n *= (double)ti->shape.d[k];
+	return n;
+}
+
+int kj_lint_sizing(const kj_task *t, const kj_calib *c, kj_sizing *s, int cap,
+		   kj_lint_result *r, struct kj_err *err)
+{
+	int n = 0, abi[MAX_ABI], nabi = kj_task_abi_values(t, abi, MAX_ABI);
+	/* suites of deployment shapes keep theirs, however short (a decode GEMV
+	 * takes tens of microseconds); only the memory limit applies to them */
+	int real_shapes = !strncmp(t->id, "serving/", 8) || !strncmp(t->id, "trace/", 6);
+	double bw = (c->copy_gbs > 0 ? c->copy_gbs : 1) * 1e9;
+	char bs[256];
+
+	for (int b = 0; b < t->nbind; b++) {
+		kj_plan p;
+		double ms = 0, mem = 0;
+		int rc;
+		if (t->binds[b].bench != 1)
+			continue;
+		if ((rc = kj_plan_build(t, b, &p, err)))
+			return rc;
+		for (int i = 0; i < t->nnodes; i++) {
+			kj_cost cost = { 0, 0 };
+			double rate = kj_node_peak_tflops(&p, i, c) * 1e12;
+			p.task->nodes[i].op->cost(&p.nodes[i], &cost);
+			double tf = rate > 0 ? cost.flops / rate : 0, tb = cost.min_bytes / bw;
+			ms += (tf > tb ? tf : tb) * 1e3;
+		}
+		for (int v = 0; v < t->nvals; v++)
+			mem += numel_of(&p.vals[v]) * ((double)kj_dtype_size(p.vals[v].dtype) + 8.0);
+		for (int i = 0; i < nabi && i < MAX_ABI; i++)
+			mem += numel_of(&p.vals[abi[i]]) * (double)kj_dtype_size(p.vals[abi[i]].dtype);
+		kj_binding_str(t, &t->binds[b], bs, sizeof(bs));
+		if (!real_shapes && (ms < KJ_SIZING_MIN_MS || ms > KJ_SIZING_MAX_MS))
+			add_reason(r, "bench %s: eager baseline estimated at %.3g ms on %s, outside "
+				   "[%g, %g] ms", bs, ms, c->name, KJ_SIZING_MIN_MS, KJ_SIZING_MAX_MS);
+		if (mem > KJ_SIZING_MAX_BYTES)
+			add_reason(r, "bench %s: needs about %.1f GB of device memory (over %.0f GB)", bs,
+				   mem / 1e9, KJ_SIZING_MAX_BYTES / 1e9);
+		if (n < cap) {
+			s[n].bind = b;
+			s[n].est_ms = ms;
+			s[n].mem_bytes = mem;
+		}
+		n++;
+		kj_plan_release(&p);
+	}
+	return n;
+}

@@ -20,10 +20,12 @@
 #error "the kjudge worker protocol assumes a little-endian host"
 #endif
 
-#define KJ_WIRE_VERSION 2
+#define KJ_WIRE_VERSION 3
 #define KJ_WIRE_FD 3          /* the protocol socket's number in the worker */
-#define KJ_WIRE_MAX_PTR 16
-#define KJ_WIRE_MAX_DIM 16
+/* Level-3 tasks pass every weight as a pointer argument: 64 tensors and 32
+ * dims cover a small architecture (CALL is then 792 bytes). */
+#define KJ_WIRE_MAX_PTR 64
+#define KJ_WIRE_MAX_DIM 32
 #define KJ_WIRE_PATH_MAX 4096 /* including the NUL */
 #define KJ_WIRE_SYM_MAX 256   /* including the NUL */
 #define KJ_WIRE_TEXT_MAX 480  /* ERROR text, including the NUL */

@@ -30,6 +30,9 @@
 
 #include "sandbox/wire.h"
 
+_Static_assert(KJ_WORKER_MAX_PTR == KJ_WIRE_MAX_PTR && KJ_WORKER_MAX_DIM == KJ_WIRE_MAX_DIM,
+	       "the public call limits are the protocol's");
+
 #define DEF_CPU_S 60.0
 #define DEF_AS ((size_t)8 << 30)
 #define DEF_FSIZE ((size_t)1 << 20)
@@ -513,7 +516,9 @@ static void child_die(const char *what)
 struct child_plan {
 	const char *path, *dir;
 	char *argv[2];
+	char *const *xargv; /* opts.argv when given, else NULL (argv above) */
 	char *envp[16]; /* NULL-terminated */
+	char *const *penv; /* profile mode: the judge's environment instead */
 	int sock, logw;
 	pid_t parent;
 	struct rlimit cpu, as, fsize, core, nofile;
@@ -580,8 +585,14 @@ static void child_run(const struct child_plan *c)
 		child_die("RLIMIT_CORE");
 	if (setrlimit(RLIMIT_NOFILE, &c->nofile) < 0)
 		child_die("RLIMIT_NOFILE");
-	execve(c->path, c->argv, c->envp);
+	execve(c->path, c->xargv ? c->xargv : c->argv, c->penv ? c->penv : c->envp);
 	child_die("exec of the worker");
+}
+
+int kj_worker_profile_mode(void)
+{
+	const char *p = getenv("KJUDGE_PROFILE");
+	return p && !strcmp(p, "1");
 }
 
 /* The worker gets a minimal environment: what the loader, the CUDA driver
@@ -688,7 +699,10 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 	c.dir = o->scratch_dir;
 	c.argv[0] = (char *)o->worker_path;
 	c.argv[1] = NULL;
+	c.xargv = (char *const *)o->argv;
 	plan_env(&c, envbuf, sizeof(envbuf), o->scratch_dir);
+	if (kj_worker_profile_mode())
+		c.penv = environ;
 	c.sock = sv[1];
 	c.logw = lp[1];
 	c.parent = getpid();
@@ -750,8 +764,8 @@ int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
 				  symbol);
 	if (nptr < 0 || nptr > KJ_WIRE_MAX_PTR || ndim < 0 || ndim > KJ_WIRE_MAX_DIM)
 		return kj_err_set(err, KJ_E_USAGE,
-				  "%d pointer and %d dimension arguments: at most %d of each",
-				  nptr, ndim, KJ_WIRE_MAX_PTR);
+				  "%d pointer and %d dimension arguments: at most %d and %d",
+				  nptr, ndim, KJ_WIRE_MAX_PTR, KJ_WIRE_MAX_DIM);
 	memset(&m, 0, sizeof(m));
 	m.h.type = KJ_WIRE_LOAD;
 	m.nptr = (uint32_t)nptr;
@@ -868,8 +882,8 @@ int kj_worker_call_timed(struct kj_worker *w, const uint64_t *off, int nptr, con
 	if (nptr < 0 || nptr > KJ_WIRE_MAX_PTR || ndim < 0 || ndim > KJ_WIRE_MAX_DIM ||
 	    (nptr && !off) || (ndim && !dims))
 		return kj_err_set(err, KJ_E_USAGE,
-				  "%d pointer and %d dimension arguments: at most %d of each",
-				  nptr, ndim, KJ_WIRE_MAX_PTR);
+				  "%d pointer and %d dimension arguments: at most %d and %d",
+				  nptr, ndim, KJ_WIRE_MAX_PTR, KJ_WIRE_MAX_DIM);
 	memset(&m, 0, sizeof(m));
 	m.h.type = KJ_WIRE_CALL;
 	m.nptr = (uint32_t)nptr;

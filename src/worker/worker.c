@@ -37,6 +37,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include "kjudge/sandbox.h"
 #include "sandbox/wire.h"
 
 #ifdef KJ_HAVE_CUDA
@@ -398,6 +399,12 @@ static int install_filter(struct worker *w, uint32_t seq, int cuda)
 
 	if (w->filtered)
 		return 0;
+	if (kj_worker_profile_mode()) {
+		/* profiling (KJUDGE_PROFILE=1, set by the judge's user): the
+		 * profiler's injected library needs sockets and files */
+		w->filtered = 1;
+		return 0;
+	}
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
 		reply_error(seq, "cannot set up the seccomp filter");

@@ -49,4 +49,26 @@ expect_success "an unknown task is a usage error (2) that names it" '
 	"$KJ" lint-tasks level1/nope 2>"$TMP/e"; test $? -eq 2 && grep -q "level1/nope" "$TMP/e"'
 expect_success "a task that does not parse is a judge error (3)" '
 	printf "task broken\nlevel 1\n" >"$TMP/broken.kt" && "$KJ" lint-tasks "$TMP/broken.kt" 2>/dev/null; test $? -eq 3'
+cat >"$TMP/short.kt" <<'KT'
+task tiny
+level 1
+category Activation
+about "a bench shape far too small to time"
+input  x: f32[N] ~ normal
+output y: f32[N]
+y = relu(x)
+check N=1; N=33
+bench N=1024 weight=1
+KT
+expect_success "--only-sizing prints each GPU bench shape's estimate and passes a well-sized task" '
+	"$KJ" lint-tasks --only-sizing level1/relu >"$TMP/o" &&
+	grep -q "level1/relu B=8192 D=65536: ~1.01 ms, 17.18 GB" "$TMP/o" && grep -q "^ok level1/relu$" "$TMP/o"'
+expect_success "every shipped task passes the sizing lint" '
+	"$KJ" lint-tasks --only-sizing >"$TMP/o" && grep -q " 0 failed, 0 errors" "$TMP/o"'
+expect_success "--only-sizing fails a bench shape estimated under 1 ms" '
+	"$KJ" lint-tasks --only-sizing "$TMP/short.kt" >"$TMP/o"; test $? -eq 1 &&
+	grep -q "bench N=1024: eager baseline estimated at" "$TMP/o"'
+expect_success "--sizing --json adds each shape's estimate" '
+	"$KJ" lint-tasks --sizing --json level1/relu >"$TMP/o.json" &&
+	test "$(json_get "$TMP/o.json" tasks.0.sizing.0.shape)" = "B=8192 D=65536"'
 done_testing

@@ -48,6 +48,62 @@ static int has_prefix(const kj_lint_result *r, const char *want)
 	return 0;
 }
 
+/* Sizes the GPU bench shapes of text with the built-in H200 figures. */
+static int size_text(const char *text, kj_sizing *s, kj_lint_result *r)
+{
+	kj_task *t;
+	kj_calib c;
+	struct kj_err err;
+	int n;
+	kj_err_init(&err);
+	memset(r, 0, sizeof(*r));
+	if (kj_task_parse(text, strlen(text), "size.kt", &t, &err)) {
+		ok(0, "parse: %s", err.msg);
+		return -1;
+	}
+	kj_calib_h200(&c);
+	n = kj_lint_sizing(t, &c, s, 8, r, &err);
+	kj_task_free(t);
+	if (n < 0)
+		ok(0, "sizing: %s", err.msg);
+	return n;
+}
+
+static void sizing_cases(void)
+{
+	kj_sizing s[8];
+	kj_lint_result r;
+	double relu_ms = 2.0 * 8192 * 65536 * 4 / 4242e9 * 1e3, mm_ms = 2.0 * 4096.0 * 4096 * 4096 / 51.3e12 * 1e3;
+
+	is_int(size_text(HEAD "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\ny = relu(x)\n"
+			      "check B=1 D=1\nbench B=8192 D=65536 weight=1\nbench cpu B=2 D=2 weight=1\n",
+			 s, &r),
+	       1, "one GPU bench shape is sized (the cpu one is not)");
+	ok(s[0].est_ms > relu_ms * 0.999 && s[0].est_ms < relu_ms * 1.001,
+	   "relu over 2 GiB: bytes / copy bandwidth = %.4f ms (want %.4f)", s[0].est_ms, relu_ms);
+	ok(s[0].mem_bytes > 17.17e9 && s[0].mem_bytes < 17.19e9,
+	   "its device memory: x, y in f32 and fp64 plus the candidate's copies = %.3f GB",
+	   s[0].mem_bytes / 1e9);
+	is_int(r.nreasons, 0, "a 1 ms relu is sized well");
+
+	size_text(HEAD "input a: f32[N, N] ~ normal\ninput b: f32[N, N] ~ normal\noutput c: f32[N, N]\n"
+		       "c = matmul(a, b)\ncheck N=3\nbench N=4096 weight=1\n", s, &r);
+	ok(s[0].est_ms > mm_ms * 0.999 && s[0].est_ms < mm_ms * 1.001,
+	   "an f32 matmul is bound by the fp32 GEMM rate: %.3f ms (want %.3f)", s[0].est_ms, mm_ms);
+
+	size_text(HEAD "input a: bf16[N, N] ~ normal\ninput b: bf16[N, N] ~ normal\noutput c: bf16[N, N]\n"
+		       "c = matmul(a, b)\ncheck N=3\nbench N=4096 weight=1\n", s, &r);
+	ok(s[0].est_ms < mm_ms / 10, "a bf16 matmul uses the bf16 rate: %.3f ms", s[0].est_ms);
+	ok(has_prefix(&r, "bench N=4096: eager baseline estimated at 0.176 ms"),
+	   "and at 0.18 ms it is flagged as too short");
+
+	size_text(HEAD "input x: f32[N] ~ normal\noutput y: f32[N]\ny = relu(x)\ncheck N=3\n"
+		       "bench N=4000000000 weight=1\n", s, &r);
+	is_int(r.nreasons, 1, "a relu over 16 GB takes long enough (7.5 ms): one reason");
+	ok(has_prefix(&r, "bench N=4000000000: needs about 128.0 GB of device memory (over 40 GB)"),
+	   "but needs more device memory than a shape may");
+}
+
 int main(void)
 {
 	kj_lint_result r;
@@ -118,5 +174,6 @@ int main(void)
 	ok(has_reason(&r, "output y does not vary across 3 seeds beyond tolerance"),
 	   "the constant argmax does not vary");
 
+	sizing_cases();
 	return done_testing();
 }

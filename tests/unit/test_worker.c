@@ -282,12 +282,102 @@ static void test_round_trip(void)
 	is_int(w.dead, 0, "errors leave the worker alive");
 	kj_worker_nop(&w, 30, &res, &err);
 	is_int(res.status, KJ_CALL_OK, "and it still answers");
-	is_int(kj_worker_load(&w, lib("add"), "add", 17, 0, 30, &res, &err), KJ_E_USAGE,
-	       "17 pointer arguments are a usage error");
+	is_int(kj_worker_load(&w, lib("add"), "add", KJ_WIRE_MAX_PTR + 1, 0, 30, &res, &err),
+	       KJ_E_USAGE, "%d pointer arguments are a usage error", KJ_WIRE_MAX_PTR + 1);
+	is_int(kj_worker_load(&w, lib("add"), "add", 0, KJ_WIRE_MAX_DIM + 1, 30, &res, &err),
+	       KJ_E_USAGE, "%d dimension arguments are a usage error", KJ_WIRE_MAX_DIM + 1);
 	kj_worker_stop(&w);
 	is_int(w.sock, -1, "stop closes the socket");
 	kj_worker_stop(&w);
 	ok(1, "stop twice is safe");
+}
+
+/* The source of many(): 63 float inputs a0..a62, an output y and 32 dims
+ * d0..d31 (the protocol's maximum of each); y[i] = sum_k (k + 1) * a_k[i]
+ * for i < d0, then y[d0 + j] = d_j. */
+static int build_many(void)
+{
+	static char src[16384];
+	size_t o = 0;
+	int k;
+
+	o += (size_t)snprintf(src + o, sizeof(src) - o, "#include <stdint.h>\nvoid many(");
+	for (k = 0; k < KJ_WIRE_MAX_PTR - 1; k++)
+		o += (size_t)snprintf(src + o, sizeof(src) - o, "const float *a%d, ", k);
+	o += (size_t)snprintf(src + o, sizeof(src) - o, "float *y");
+	for (k = 0; k < KJ_WIRE_MAX_DIM; k++)
+		o += (size_t)snprintf(src + o, sizeof(src) - o, ", int64_t d%d", k);
+	o += (size_t)snprintf(src + o, sizeof(src) - o,
+			      ")\n{\n\tconst float *a[] = { a0");
+	for (k = 1; k < KJ_WIRE_MAX_PTR - 1; k++)
+		o += (size_t)snprintf(src + o, sizeof(src) - o, ", a%d", k);
+	o += (size_t)snprintf(src + o, sizeof(src) - o, " };\n\tint64_t d[] = { d0");
+	for (k = 1; k < KJ_WIRE_MAX_DIM; k++)
+		o += (size_t)snprintf(src + o, sizeof(src) - o, ", d%d", k);
+	o += (size_t)snprintf(src + o, sizeof(src) - o,
+			      " };\n\tfor (int64_t i = 0; i < d0; i++) {\n"
+			      "\t\tfloat s = 0;\n"
+			      "\t\tfor (int k = 0; k < %d; k++) s += (float)(k + 1) * a[k][i];\n"
+			      "\t\ty[i] = s;\n\t}\n"
+			      "\tfor (int j = 0; j < %d; j++) y[d0 + j] = (float)d[j];\n}\n",
+			      KJ_WIRE_MAX_PTR - 1, KJ_WIRE_MAX_DIM);
+	if (o >= sizeof(src))
+		return -1;
+	return build_lib("many", src);
+}
+
+/* A call with the protocol's maximum of pointer and dim arguments (wire v3:
+ * 64 and 32) goes through libffi with every argument in its place. */
+static void test_many_args(void)
+{
+	enum { NP = KJ_WIRE_MAX_PTR, ND = KJ_WIRE_MAX_DIM, N = 37 };
+	struct kj_worker_opts o;
+	struct kj_worker w;
+	struct kj_call_result res;
+	struct kj_err err;
+	uint64_t off[NP];
+	int64_t dims[ND], bad = 0, i;
+	float *y;
+	int k;
+
+	if (!ok(build_many() == 0, "a function of %d pointers and %d dims compiles", NP, ND))
+		return;
+	base_opts(&o);
+	kj_err_init(&err);
+	if (kj_worker_start(&w, &o, &err)) {
+		ok(0, "worker starts (%s)", err.msg);
+		return;
+	}
+	kj_worker_load(&w, lib("many"), "many", NP, ND, 30, &res, &err);
+	is_int(res.status, KJ_CALL_OK, "LOAD of %d + %d arguments (%s)", NP, ND, res.msg);
+	/* every tensor in its own 256-byte slot: N floats of input; the output,
+	 * N + ND floats, takes the last two */
+	is_int(kj_worker_arena(&w, (size_t)(NP + 1) * 256, &err), 0, "arena of %d slots", NP + 1);
+	for (k = 0; k < NP; k++) {
+		float *a = (float *)((char *)w.arena + (size_t)k * 256);
+		off[k] = (uint64_t)k * 256;
+		for (i = 0; i < (k < NP - 1 ? N : N + ND); i++)
+			a[i] = k < NP - 1 ? (float)((i + 2 * k) % 7) - 3.0f : NAN;
+	}
+	dims[0] = N;
+	for (k = 1; k < ND; k++)
+		dims[k] = (int64_t)1000 + 17 * k;
+	kj_worker_call(&w, off, NP, dims, ND, 30, &res, &err);
+	is_int(res.status, KJ_CALL_OK, "CALL with %d pointers and %d dims (%s)", NP, ND, res.msg);
+	y = (float *)((char *)w.arena + (size_t)(NP - 1) * 256);
+	for (i = 0; i < N; i++) {
+		double want = 0;
+		for (k = 0; k < NP - 1; k++)
+			want += (double)(k + 1) * (double)(((i + 2 * k) % 7) - 3);
+		bad += y[i] != (float)want;
+	}
+	is_int(bad, 0, "every y[i] = sum_k (k+1) a_k[i]: each pointer arrived in its place");
+	for (k = 0; k < ND; k++)
+		bad += y[N + k] != (float)dims[k];
+	is_int(bad, 0, "every dim arrived in its place (d31 = %g)", (double)y[N + ND - 1]);
+	kj_worker_call(&w, off, NP - 1, dims, ND, 30, &res, &err);
+	is_int(res.status, KJ_CALL_ERROR, "a CALL with one pointer fewer than the LOAD is refused");
+	kj_worker_stop(&w);
 }
 
 static void test_sandbox_setup(void)
@@ -365,9 +455,9 @@ static void test_cuda_fields(void)
 	float *y;
 	int rc;
 
-	is_int(KJ_WIRE_VERSION, 2, "the wire protocol is version 2");
+	is_int(KJ_WIRE_VERSION, 3, "the wire protocol is version 3");
 	is_int(kj_wire_size(KJ_WIRE_ARENA_CUDA), 88, "ARENA_CUDA is 88 bytes");
-	is_int(kj_wire_size(KJ_WIRE_CALL), 280, "CALL is 280 bytes (flags added)");
+	is_int(kj_wire_size(KJ_WIRE_CALL), 792, "CALL is 792 bytes (64 offsets, 32 dims)");
 	is_int(kj_wire_size(KJ_WIRE_OK), 32, "OK is 32 bytes (gpu_ns, devsync_ns added)");
 	is_int(kj_wire_size(KJ_WIRE_ERROR), 492, "ERROR is 492 bytes (cuda_error added)");
 
@@ -526,6 +616,7 @@ int main(void)
 		return done_testing();
 
 	test_round_trip();
+	test_many_args();
 	test_sandbox_setup();
 	test_log_cap();
 	test_bad_start();

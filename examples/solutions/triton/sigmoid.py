@@ -1,0 +1,18 @@
+# kjudge-case: task=level1/sigmoid expect=pass
+"""Sigmoid, one elementwise pass (exp(-x) = inf gives the limit 0)."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def sigmoid_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, 1.0 / (1.0 + tl.exp(-x)), mask=mask)
+
+
+def sigmoid(x, y, B: int, D: int) -> None:
+    n = B * D
+    if n:
+        sigmoid_kernel[(triton.cdiv(n, 4096),)](x, y, n, BLOCK=4096, num_warps=8)

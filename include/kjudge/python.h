@@ -1,0 +1,26 @@
+/*
+ * Python candidates (--backend triton|kernelbench): the signature a candidate
+ * writes, generated from the task like the C prototype (kj_task_prototype).
+ * The judge runs them in python/kjudge_pyworker.py (docs/kernelbench.md,
+ * docs/worker-protocol.md).
+ */
+#ifndef KJUDGE_PYTHON_H
+#define KJUDGE_PYTHON_H
+
+#include <stddef.h>
+
+#include "kjudge/compile.h"
+#include "kjudge/task.h"
+
+/* The candidate's Python signature with one comment line per argument
+ * (dtype, shape, role), no trailing newline:
+ *   triton:      "def softmax(x, y, B: int, D: int) -> None:" and comments
+ *   kernelbench: "class ModelNew(nn.Module):" with forward(self, x) and the
+ *                params bound onto its parameters, in order
+ * Returns 0, or KJ_E_USAGE when it does not fit in len bytes. */
+int kj_task_py_signature(const kj_task *t, kj_backend b, char *buf, size_t len);
+
+/* "torch.float32" for a task dtype. */
+const char *kj_dtype_torch_name(kj_dtype d);
+
+#endif

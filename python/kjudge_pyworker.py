@@ -1,0 +1,829 @@
+#!/usr/bin/env python3
+"""kjudge's Python worker: the untrusted side for Python candidates.
+
+It speaks the worker protocol of kjudge-worker (src/sandbox/wire.h,
+docs/worker-protocol.md) on fd 3, for the CUDA track only: the judge exports
+its device arena by CUDA IPC, this worker wraps the candidate's input and
+output buffers as torch tensors without copies, calls the candidate and
+reports CUDA event times taken on its own stream.  Backends:
+
+  triton       a Python file whose entry function has the task's prototype:
+               tensors (inputs, params, outputs) then ints (dims); it writes
+               the outputs in place.
+  kernelbench  a KernelBench-format file: class ModelNew(nn.Module); its
+               forward takes the task's inputs and returns the outputs, the
+               task's params are bound onto ModelNew's parameters in
+               registration order (docs/kernelbench.md).
+
+Other modes, run by the judge in a fresh process (no candidate code runs):
+  --probe BACKEND          prints one JSON line: can torch/triton/cupy and a
+                           CUDA device be used here?
+  --check FILE --backend B prints one JSON line: the static verdict on the
+                           source (syntax, policy reject, fallback).
+
+The judge trusts nothing this process says about results (it reads outputs
+from its own memory) and bounds its times by its own clock.  The worker
+defends its timing against the candidate anyway: every function it uses is
+bound to a local name before the candidate is imported, and replacing one of
+them (monkeypatching) is caught after the import and after every call.
+"""
+
+import ast
+import json
+import os
+import re
+import struct
+import sys
+
+# ---- the wire layout: the one place that mirrors src/sandbox/wire.h ----
+# tests/cli/t60_python.sh compares these with wire.h's #defines and the C
+# struct sizes; HELLO carries WIRE_VERSION so a mismatch fails at once.
+WIRE_VERSION = 3
+WIRE_FD = 3
+WIRE_MAX_PTR = 64
+WIRE_MAX_DIM = 32
+WIRE_PATH_MAX = 4096
+WIRE_SYM_MAX = 256
+WIRE_TEXT_MAX = 480
+WIRE_IPC_HANDLE = 64
+WIRE_CALL_TIMED = 1
+
+HELLO, LOAD, ARENA, CALL, NOP, ARENA_CUDA = 1, 2, 3, 4, 5, 6
+OK, ERROR = 0x100, 0x101
+
+FORMATS = {
+    HELLO: "<IIII",                                  # hdr, version, pid
+    LOAD: "<IIIIIi%ds%ds" % (WIRE_PATH_MAX, WIRE_SYM_MAX),     # hdr, nptr, ndim, cuda, device, path, symbol
+    ARENA: "<IIQ",                                   # hdr, size
+    CALL: "<IIIIII%dQ%dq" % (WIRE_MAX_PTR, WIRE_MAX_DIM),      # hdr, nptr, ndim, flags, pad, off[], dims[]
+    NOP: "<II",                                      # hdr
+    ARENA_CUDA: "<IIQiI%ds" % WIRE_IPC_HANDLE,            # hdr, size, device, pad, handle
+    OK: "<IIqqq",                                    # hdr, worker_ns, gpu_ns, devsync_ns
+    ERROR: "<IIi%ds" % WIRE_TEXT_MAX,                     # hdr, cuda_error, text
+}
+STRUCTS = {t: struct.Struct(f) for t, f in FORMATS.items()}
+
+EXIT_DONE, EXIT_NOT_JUDGED, EXIT_BAD_REQUEST, EXIT_NO_REPLY, EXIT_CUDA = 0, 2, 3, 4, 5
+
+DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i8": "int8",
+          "i32": "int32", "i64": "int64", "bool": "bool"}
+DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8, "bool": 1}
+
+# ---- static policy (docs/worker-protocol.md, "Python candidates") ----
+
+ALLOWED_MODULES = {
+    "triton": {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language",
+               "math", "functools", "typing", "itertools", "operator", "numbers"},
+    "kernelbench": {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language",
+                    "math", "functools", "typing", "itertools", "operator", "numbers",
+                    "torch.utils.cpp_extension"},
+}
+ALLOWED_MODULE_PREFIXES = ("triton.language.",)
+BANNED_BUILTINS = {
+    "eval", "exec", "compile", "__import__", "getattr", "setattr", "delattr", "globals",
+    "locals", "vars", "open", "input", "breakpoint", "exit", "quit", "help", "memoryview",
+    "__builtins__", "__loader__", "__spec__",
+}
+ALLOWED_DUNDER_NAMES = {"__name__", "__init__"}
+# attribute names that create streams, events, graphs or time things
+STREAM_ATTRS = {"Stream": "creates its own CUDA stream", "stream": "switches CUDA streams",
+                "set_stream": "switches CUDA streams", "ExternalStream": "uses a foreign CUDA stream",
+                "Event": "uses CUDA events (timing is the judge's)",
+                "graph": "captures CUDA graphs", "CUDAGraph": "captures CUDA graphs",
+                "graphs": "captures CUDA graphs", "do_bench": "times itself",
+                "testing": "uses triton.testing (timing is the judge's)",
+                "set_device": "switches CUDA devices", "device_count": None}
+# torch functions that allocate or describe, never compute
+TORCH_ALLOWED_CALLS = {
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
+    "full", "full_like", "device", "Size", "dtype", "is_tensor", "no_grad", "inference_mode",
+    "cdiv", "finfo", "iinfo", "cuda.current_stream", "cuda.current_device",
+    "cuda.get_device_properties", "cuda.is_available", "cuda.get_device_capability",
+    "nn.Module", "nn.Parameter", "nn.Linear", "nn.Conv2d", "nn.ParameterList", "nn.ModuleList",
+    "utils.cpp_extension.load_inline", "get_default_dtype",
+}
+# in CUDA source strings (load_inline): names that mean a vendor library
+LIB_WORDS = {"cublas": "cuBLAS", "cudnn": "cuDNN", "cutlass": "CUTLASS", "thrust": "Thrust",
+             "cufft": "cuFFT", "at::matmul": "PyTorch", "torch::matmul": "PyTorch",
+             "at::mm": "PyTorch", "torch::mm": "PyTorch", "at::native": "PyTorch"}
+# in CUDA source strings: calls the C track's symbol policy rejects
+NATIVE_BANNED = ("fork", "vfork", "execve", "execv", "execvp", "system", "popen", "posix_spawn",
+                 "pthread_create", "dlopen", "dlsym", "mmap", "mprotect", "syscall", "ptrace",
+                 "kill", "socket", "fopen", "clock_gettime", "gettimeofday",
+                 "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
+                 "cudaEventElapsedTime", "cudaIpcOpenMemHandle", "cudaLaunchHostFunc",
+                 "cudaDeviceReset", "cudaGetDriverEntryPoint", "cuGetProcAddress")
+
+
+class Policy(Exception):
+    pass
+
+
+def _dotted(node):
+    """'torch.nn.functional.softmax' for an Attribute/Name chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _root(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.value if not isinstance(node, ast.Call) else node.func
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _is_jit(fn):
+    for d in fn.decorator_list:
+        name = _dotted(d.func if isinstance(d, ast.Call) else d) or ""
+        if name.split(".")[-1] in ("jit", "autotune", "heuristics"):
+            return True
+    return False
+
+
+def static_check(source, backend, entry):
+    """The static verdict on a candidate source: a dict with verdict one of
+    ok, syntax (with line), reject (reason, line), fallback (reason, libs)."""
+    try:
+        tree = ast.parse(source, filename="candidate.py")
+    except SyntaxError as e:
+        return {"verdict": "syntax", "line": e.lineno or 0,
+                "reason": "candidate.py:%d: SyntaxError: %s" % (e.lineno or 0, e.msg)}
+    except (ValueError, RecursionError) as e:
+        return {"verdict": "syntax", "line": 0, "reason": "candidate.py: %s" % e}
+    allowed = ALLOWED_MODULES[backend]
+    torch_names = set()   # local names bound to torch or a torch submodule
+    fallback = []
+    libs = set()
+
+    def reject(node, why):
+        raise Policy("candidate.py:%d: %s" % (getattr(node, "lineno", 0), why))
+
+    jit_nodes = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_jit(node):
+            for sub in ast.walk(node):
+                jit_nodes.add(id(sub))
+    # KernelBench files carry the input generators and sometimes the
+    # reference Model: the judge never calls them, so torch there is no
+    # fallback (the policy's rejections still apply)
+    unused = set()
+    if backend == "kernelbench":
+        for node in tree.body:
+            if (isinstance(node, ast.FunctionDef) and node.name in ("get_inputs", "get_init_inputs")) or \
+                    (isinstance(node, ast.ClassDef) and node.name == "Model"):
+                for sub in ast.walk(node):
+                    unused.add(id(sub))
+    try:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name not in allowed and not a.name.startswith(ALLOWED_MODULE_PREFIXES):
+                        reject(node, "imports %s: only %s may be imported" %
+                               (a.name, ", ".join(sorted(allowed))))
+                    if a.name.split(".")[0] == "torch":
+                        torch_names.add((a.asname or a.name).split(".")[0])
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level or (mod not in allowed and not mod.startswith(ALLOWED_MODULE_PREFIXES)):
+                    reject(node, "imports from %s: only %s may be imported" %
+                           (mod or ".", ", ".join(sorted(allowed))))
+                for a in node.names:
+                    if a.name == "*":
+                        reject(node, "uses 'from %s import *'" % mod)
+                    if a.name.startswith("_"):
+                        reject(node, "imports the private name %s.%s" % (mod, a.name))
+                    full = mod + "." + a.name
+                    if mod.split(".")[0] == "torch":
+                        torch_names.add(a.asname or a.name)
+                    if a.name in STREAM_ATTRS and STREAM_ATTRS[a.name]:
+                        reject(node, "imports %s: %s" % (full, STREAM_ATTRS[a.name]))
+            elif isinstance(node, ast.Name):
+                if node.id in BANNED_BUILTINS:
+                    reject(node, "uses %s: dynamic code and reflection are not allowed" % node.id)
+                if node.id.startswith("__") and node.id not in ALLOWED_DUNDER_NAMES:
+                    reject(node, "uses %s: interpreter internals are not allowed" % node.id)
+            elif isinstance(node, ast.Attribute):
+                if node.attr.startswith("_") and node.attr not in ALLOWED_DUNDER_NAMES:
+                    if not (isinstance(node.value, ast.Name) and node.value.id == "self"
+                            and not node.attr.startswith("__")):
+                        reject(node, "uses the private attribute .%s: internals of the harness, "
+                               "torch or the interpreter are not allowed" % node.attr)
+                why = STREAM_ATTRS.get(node.attr)
+                if why and id(node) not in jit_nodes:
+                    reject(node, "uses .%s: %s" % (node.attr, why))
+                if node.attr in ("f_locals", "f_globals", "f_back", "gi_frame", "cr_frame",
+                                 "tb_frame", "co_code"):
+                    reject(node, "uses .%s: frames are not allowed" % node.attr)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if node.name.startswith("__") and node.name not in ALLOWED_DUNDER_NAMES:
+                    reject(node, "defines %s: overriding interpreter or torch hooks is not "
+                           "allowed" % node.name)
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                for tg in targets:
+                    for sub in ast.walk(tg):
+                        if isinstance(sub, ast.Attribute) and id(sub) not in jit_nodes:
+                            root = _root(sub)
+                            if root != "self":
+                                reject(node, "assigns to %s: changing modules or classes "
+                                       "(monkeypatching) is not allowed" % (_dotted(sub) or "an attribute"))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and backend == "kernelbench":
+                text = node.value
+                low = text.lower()
+                for w, lib in LIB_WORDS.items():
+                    if w in low:
+                        libs.add(lib)
+                        fallback.append("CUDA source mentions %s" % w)
+                for w in NATIVE_BANNED:
+                    if re.search(r"\b%s\s*\(" % re.escape(w), text):
+                        reject(node, "CUDA source calls %s: not allowed in a candidate (as on the "
+                               "CUDA track)" % w)
+            if isinstance(node, ast.Call) and id(node) not in jit_nodes and id(node) not in unused:
+                name = _dotted(node.func)
+                if name:
+                    head, _, rest = name.partition(".")
+                    if head in torch_names and rest:
+                        # F.softmax where F = torch.nn.functional, nn.Linear...
+                        full = rest if head == "torch" else head + "." + rest
+                        norm = full
+                        for pre in ("nn.functional.", "functional.", "F."):
+                            if norm.startswith(pre):
+                                norm = "nn.functional." + norm[len(pre):]
+                        if norm not in TORCH_ALLOWED_CALLS and not norm.startswith(("cuda.", "nn.")) \
+                                or norm.startswith("nn.functional."):
+                            fallback.append("calls torch %s" % full)
+                            libs.add("PyTorch")
+                    if name.split(".")[-1] in ("Stream", "Event"):
+                        reject(node, "calls %s: %s" % (name, STREAM_ATTRS[name.split(".")[-1]]))
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and id(node) not in jit_nodes \
+                    and id(node) not in unused:
+                fallback.append("uses the @ operator on tensors")
+                libs.add("PyTorch")
+    except Policy as p:
+        return {"verdict": "reject", "reason": str(p)}
+    # the entry point must exist at top level
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+              if isinstance(t, ast.Name)}
+    want = entry if backend == "triton" else "ModelNew"
+    if want and want not in names:
+        return {"verdict": "missing", "reason": "candidate.py defines no top-level %s "
+                "(the %s backend calls it)" % (want, backend)}
+    if fallback:
+        return {"verdict": "fallback", "reason": "torch or library code does the computation: " +
+                "; ".join(sorted(set(fallback))[:6]), "libs": ",".join(sorted(libs))}
+    return {"verdict": "ok"}
+
+
+# ---- probe ----
+
+def probe(backend):
+    out = {"ok": False, "python": sys.version.split()[0]}
+    try:
+        import torch
+        out["torch"] = torch.__version__
+    except Exception as e:  # noqa: BLE001 - any import failure is the answer
+        out["error"] = "torch is not importable by %s: %s: %s" % (sys.executable, type(e).__name__, e)
+        return out
+    if backend == "triton":
+        try:
+            import triton
+            out["triton"] = triton.__version__
+        except Exception as e:  # noqa: BLE001
+            out["error"] = "triton is not importable by %s: %s: %s" % (sys.executable, type(e).__name__, e)
+            return out
+    try:
+        import cupy
+        out["cupy"] = cupy.__version__
+    except Exception as e:  # noqa: BLE001
+        out["error"] = "cupy (CUDA IPC) is not importable by %s: %s: %s" % (sys.executable, type(e).__name__, e)
+        return out
+    try:
+        if not torch.cuda.is_available():
+            out["error"] = "torch sees no CUDA device (torch %s)" % torch.__version__
+            return out
+        out["device"] = torch.cuda.get_device_name(0)
+    except Exception as e:  # noqa: BLE001
+        out["error"] = "torch cannot use CUDA: %s" % e
+        return out
+    out["ok"] = True
+    return out
+
+
+# ---- the worker ----
+
+def _eval_dim(expr, dims):
+    """Evaluates a shape expression (judge-written: ints, names, + - * // **)."""
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            return dims[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -ev(n.operand)
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if isinstance(n.op, ast.Mult):
+                return a * b
+            if isinstance(n.op, ast.FloorDiv):
+                return a // b if b else 0
+            if isinstance(n.op, ast.Pow):
+                return a ** b
+        raise ValueError("bad shape expression %r" % expr)
+    return ev(ast.parse(expr, mode="eval"))
+
+
+def _candidate_line(tb, path):
+    import traceback
+    line = 0
+    for fr in traceback.extract_tb(tb):
+        if fr.filename == path:
+            line = fr.lineno
+    return line
+
+
+def serve(backend, abi, cache, trace=False):
+    import socket
+    import time
+    try:
+        sock = socket.socket(fileno=WIRE_FD)
+    except OSError:
+        print("kjudge_pyworker: fd 3 is not the judge's socket; the judge starts this worker",
+              file=sys.stderr)
+        return EXIT_NOT_JUDGED
+    # bound before any candidate code exists: nothing it replaces reaches these
+    recvmsg, sendall = sock.recvmsg, sock.send
+    s_hello, s_ok, s_err, s_call = STRUCTS[HELLO], STRUCTS[OK], STRUCTS[ERROR], STRUCTS[CALL]
+    s_load, s_arena, s_arena_cuda = STRUCTS[LOAD], STRUCTS[ARENA], STRUCTS[ARENA_CUDA]
+    sizes = {t: s.size for t, s in STRUCTS.items()}
+    hdr = struct.Struct("<II")
+    clock = time.perf_counter_ns
+    os_exit = os._exit
+    if cache:
+        os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(cache, "triton"))
+        os.environ.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(cache, "torch_extensions"))
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    sys.dont_write_bytecode = True
+
+    def send(b):
+        try:
+            sendall(b)
+        except OSError:
+            os_exit(EXIT_NO_REPLY)
+
+    def reply_ok(seq, w=-1, g=-1, d=-1):
+        send(s_ok.pack(OK, seq, w, g, d))
+
+    def reply_err(seq, text, cuda_error=0):
+        b = text.encode("utf-8", "replace")[:WIRE_TEXT_MAX - 1]
+        send(s_err.pack(ERROR, seq, cuda_error, b))
+        if cuda_error:
+            os_exit(EXIT_CUDA)
+
+    send(s_hello.pack(HELLO, 0, WIRE_VERSION, os.getpid()))
+
+    args_spec = abi.get("args", [])
+    syms = abi.get("syms", [])
+    st = {"env": None, "fn": None, "loaded": False, "arena": None, "arena_ptr": 0, "arena_size": 0,
+          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None}
+
+    def env_setup(device):
+        """Imports and snapshots; once.  Returns an error text or None."""
+        if st["env"] is not None:
+            if device != st["device"]:
+                return "the worker already uses device %d, not %d" % (st["device"], device)
+            return None
+        try:
+            import torch
+            import cupy
+            from cupy.cuda import runtime as rt
+            from torch.utils._python_dispatch import TorchDispatchMode
+            if backend == "triton":
+                import triton  # noqa: F401  (imported before the candidate can patch it)
+        except Exception as e:  # noqa: BLE001
+            return "kjudge-env: cannot import torch/cupy%s: %s: %s" % (
+                "/triton" if backend == "triton" else "", type(e).__name__, e)
+        try:
+            torch.cuda.set_device(device)
+            cupy.cuda.Device(device).use()
+            stream = rt.streamCreateWithFlags(1)  # cudaStreamNonBlocking
+            ext = torch.cuda.ExternalStream(stream, device=device)
+            torch.cuda.set_stream(ext)
+            ev0 = rt.eventCreate()
+            ev1 = rt.eventCreate()
+            l2 = int(getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20))
+            flush = torch.empty(max(2 * l2, 1 << 20), dtype=torch.uint8, device="cuda")
+        except Exception as e:  # noqa: BLE001
+            return "CUDA setup failed: %s: %s" % (type(e).__name__, e)
+        counts = st["counts"]
+        view_ops = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",
+                    "view", "_unsafe_view", "reshape", "as_strided", "t", "transpose", "permute",
+                    "expand", "squeeze", "unsqueeze", "select", "slice", "split",
+                    "split_with_sizes", "unbind", "detach", "alias", "lift_fresh", "zero_", "fill_",
+                    "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "new_zeros",
+                    "new_ones", "new_full", "sym_size", "sym_stride", "sym_numel",
+                    "sym_storage_offset", "size", "stride", "numel", "dim", "is_same_size",
+                    "_local_scalar_dense", "resolve_conj", "resolve_neg", "contiguous",
+                    "is_contiguous", "view_as", "expand_as", "flatten", "unflatten", "narrow",
+                    "squeeze_", "unsqueeze_", "record_stream", "_reshape_alias"}
+
+        class Count(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                name = func._overloadpacket.__name__
+                if name not in view_ops:
+                    counts[str(func)] = counts.get(str(func), 0) + 1
+                return func(*args, **(kwargs or {}))
+
+        # the first operator under a dispatch mode imports parts of torch
+        # (seconds): pay it here, in the LOAD, not in the first call
+        try:
+            with Count():
+                torch.empty(8, device="cuda").zero_().view(2, 4)
+        except Exception as e:  # noqa: BLE001
+            return "CUDA setup failed (dispatch mode): %s: %s" % (type(e).__name__, e)
+        counts.clear()
+        tensor = torch.Tensor
+        watched = []
+        for owner, names in ((torch.cuda, ("Event", "synchronize", "current_stream", "set_stream",
+                                           "Stream", "stream", "ExternalStream")),
+                             (torch.cuda.Event, ("record", "elapsed_time", "synchronize")),
+                             (torch, ("empty", "as_tensor", "Tensor")),
+                             (tensor, ("copy_", "data_ptr", "view", "__setitem__", "__getitem__")),
+                             (rt, ("eventRecord", "eventSynchronize", "eventElapsedTime",
+                                   "deviceSynchronize", "memsetAsync", "streamSynchronize",
+                                   "ipcOpenMemHandle", "ipcCloseMemHandle")),
+                             (time, ("perf_counter_ns", "perf_counter", "monotonic", "monotonic_ns",
+                                     "time", "time_ns")),
+                             (os, ("_exit", "write", "getpid")),
+                             (socket.socket, ("send", "sendmsg", "recvmsg"))):
+            for n in names:
+                if hasattr(owner, n):
+                    watched.append((owner, n, getattr(owner, n)))
+        if backend == "triton":
+            import triton
+            import triton.language  # noqa: F401
+            for n in ("jit", "autotune", "Config", "cdiv"):
+                if hasattr(triton, n):
+                    watched.append((triton, n, getattr(triton, n)))
+        import builtins
+        for n in ("len", "isinstance", "type", "int", "range", "print", "tuple", "list", "sum",
+                  "min", "max", "abs", "float", "str", "hasattr", "__import__"):
+            watched.append((builtins, n, getattr(builtins, n)))
+        main_mod = sys.modules[__name__]
+        snapshot = dict(vars(main_mod))
+        st["env"] = {
+            "torch": torch, "rt": rt, "cupy": cupy, "stream": stream, "ext": ext, "ev0": ev0,
+            "ev1": ev1, "flush": flush.data_ptr(), "flush_t": flush, "flush_n": flush.numel(),
+            "mode": Count, "tensor": tensor, "watched": watched, "snapshot": snapshot,
+            "main": main_mod, "cur_raw": torch._C._cuda_getCurrentRawStream,
+            "dtypes": {k: getattr(torch, v) for k, v in DTYPES.items()},
+            "record": rt.eventRecord, "esync": rt.eventSynchronize, "elapsed": rt.eventElapsedTime,
+            "dsync": rt.deviceSynchronize, "memset": rt.memsetAsync, "ssync": rt.streamSynchronize,
+            "cuda_err": rt.CUDARuntimeError, "dispatch_len": torch._C._len_torch_dispatch_stack,
+            "getitem": dict.get, "isinst": isinstance, "typ": type, "ident": id,
+        }
+        st["device"] = device
+        return None
+
+    def tampered():
+        e = st["env"]
+        for owner, n, orig in e["watched"]:
+            cur = getattr(owner, n, None)
+            if cur is not orig and cur != orig:
+                return "%s.%s was replaced" % (getattr(owner, "__name__", "?"), n)
+        snap = e["snapshot"]
+        cur = vars(e["main"])
+        for k, v in snap.items():
+            if cur.get(k) is not v:
+                return "the worker's %s was replaced" % k
+        return None
+
+    def cuda_error_of(ex):
+        e = st["env"]
+        if e and isinstance(ex, e["cuda_err"]):
+            return int(getattr(ex, "status", 999)) or 999
+        msg = str(ex)
+        if "CUDA error" in msg or "cudaError" in msg or "illegal memory access" in msg:
+            return 999
+        return 0
+
+    def describe(ex, tb):
+        line = _candidate_line(tb, st["path"])
+        where = " (candidate.py:%d)" % line if line else ""
+        name = type(ex).__name__
+        text = str(ex).strip().splitlines()
+        text = text[-1] if text else ""
+        mod = type(ex).__module__ or ""
+        if "CompilationError" in name or mod.startswith("triton.compiler") or \
+                "Error building extension" in str(ex):
+            lines = [ln.strip() for ln in str(ex).strip().splitlines() if ln.strip()]
+            # Triton's message: "at L:C:", the source, a caret, the error last
+            head = lines[-1] if lines else ""
+            rest = " | ".join(lines[:-1])
+            return "compile error: %s%s: %s%s" % (name, where, head[:300], (" | " + rest)[:150] if rest else "")
+        return "%s%s: %s" % (name, where, text[:400])
+
+    def do_load(seq, m):
+        _, _, nptr, ndim, cuda, device, path, symbol = s_load.unpack(m)
+        path = path.split(b"\0", 1)[0].decode("utf-8", "replace")
+        symbol = symbol.split(b"\0", 1)[0].decode("utf-8", "replace")
+        if not cuda:
+            return reply_err(seq, "the Python worker runs only on the CUDA track")
+        if nptr != len(args_spec) or ndim != len(syms):
+            return reply_err(seq, "LOAD has %d tensors and %d dims, the worker's ABI %d and %d" %
+                             (nptr, ndim, len(args_spec), len(syms)))
+        why = env_setup(device)
+        if why:
+            return reply_err(seq, why)
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                src = f.read()
+        except OSError as e:
+            return reply_err(seq, "cannot read %s: %s" % (path, e.strerror))
+        sc = static_check(src, backend, symbol)
+        if sc["verdict"] == "reject":
+            return reply_err(seq, "rejected: " + sc["reason"])
+        if sc["verdict"] in ("syntax",):
+            return reply_err(seq, "compile error: " + sc["reason"])
+        if sc["verdict"] == "missing":
+            return reply_err(seq, sc["reason"])
+        st["path"] = os.path.abspath(path)
+        import importlib.util
+        torch = st["env"]["torch"]
+        try:
+            spec = importlib.util.spec_from_file_location("kj_candidate", st["path"])
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules["kj_candidate"] = mod
+            with torch.no_grad():
+                spec.loader.exec_module(mod)
+                if backend == "triton":
+                    fn = vars(mod).get(symbol)
+                    if not callable(fn):
+                        return reply_err(seq, "candidate.py: %s is not a function" % symbol)
+                    st["fn"] = fn
+                else:
+                    cls = vars(mod).get("ModelNew")
+                    if cls is None:
+                        return reply_err(seq, "candidate.py defines no class ModelNew")
+                    init = vars(mod).get("get_init_inputs")
+                    init_args = list(init()) if callable(init) else []
+                    model = cls(*init_args).cuda().eval()
+                    params = list(model.parameters())
+                    want = [a for a in args_spec if a["kind"] == "param"]
+                    if len(params) != len(want):
+                        return reply_err(seq, "ModelNew has %d parameters (%s), the task has %d params "
+                                         "(%s): they are bound in order (docs/kernelbench.md)" % (
+                                             len(params), ", ".join(n for n, _ in model.named_parameters()),
+                                             len(want), ", ".join(a["name"] for a in want)))
+                    st["model"] = model
+                    st["params"] = params
+                    st["fn"] = model
+        except BaseException as ex:  # noqa: BLE001 - SystemExit too
+            tb = sys.exc_info()[2]
+            ce = cuda_error_of(ex)
+            return reply_err(seq, "cannot import the candidate: " + describe(ex, tb), ce)
+        why = tampered()
+        if why:
+            return reply_err(seq, "rejected: the candidate's import changed the harness: %s" % why)
+        st["loaded"] = True
+        st["nptr"], st["ndim"] = nptr, ndim
+        return reply_ok(seq)
+
+    def do_arena_cuda(seq, m):
+        _, _, size, device, _, handle = s_arena_cuda.unpack(m)
+        why = env_setup(device)
+        if why:
+            return reply_err(seq, why, 0 if why.startswith("kjudge-env") else 999)
+        e = st["env"]
+        rt, torch, cupy = e["rt"], e["torch"], e["cupy"]
+        try:
+            if st["arena_ptr"]:
+                st["arena"] = None
+                rt.ipcCloseMemHandle(st["arena_ptr"])
+                st["arena_ptr"], st["arena_size"] = 0, 0
+            if size:
+                ptr = rt.ipcOpenMemHandle(bytes(handle))
+                mem = cupy.cuda.UnownedMemory(ptr, size, None, device)
+                arr = cupy.ndarray((size,), dtype=cupy.uint8, memptr=cupy.cuda.MemoryPointer(mem, 0))
+                st["arena_cp"] = arr
+                try:
+                    st["arena"] = torch.as_tensor(arr, device="cuda")
+                except Exception:  # noqa: BLE001 - older torch: DLPack
+                    st["arena"] = torch.utils.dlpack.from_dlpack(arr)
+                st["arena_ptr"], st["arena_size"] = ptr, size
+        except Exception as ex:  # noqa: BLE001
+            return reply_err(seq, "CUDA error %s (in cudaIpcOpenMemHandle)" % ex, cuda_error_of(ex) or 999)
+        return reply_ok(seq)
+
+    def do_call(seq, m):
+        t_in = clock()
+        vals = s_call.unpack(m)
+        nptr, ndim, flags = vals[2], vals[3], vals[4]
+        offs = vals[6:6 + WIRE_MAX_PTR]
+        dvals = vals[6 + WIRE_MAX_PTR:6 + WIRE_MAX_PTR + WIRE_MAX_DIM]
+        if not st["loaded"]:
+            return reply_err(seq, "no candidate is loaded")
+        if nptr != st["nptr"] or ndim != st["ndim"]:
+            return reply_err(seq, "CALL has %d tensors and %d dims, LOAD had %d and %d" %
+                             (nptr, ndim, st["nptr"], st["ndim"]))
+        if st["arena"] is None:
+            return reply_err(seq, "no device arena is open")
+        e = st["env"]
+        torch = e["torch"]
+        dims = {syms[i]: int(dvals[i]) for i in range(ndim)}
+        tensors = []
+        for i, a in enumerate(args_spec):
+            off = offs[i]
+            try:
+                shape = [_eval_dim(x, dims) for x in a["shape"]]
+            except (KeyError, ValueError) as ex:
+                return reply_err(seq, "argument %d: %s" % (i, ex))
+            n = 1
+            for s in shape:
+                n *= s
+            nbytes = n * DTYPE_SIZE[a["dtype"]]
+            if off >= st["arena_size"] or off + nbytes > st["arena_size"]:
+                return reply_err(seq, "argument %d: offset %d is outside the device arena (%d bytes)" %
+                                 (i, off, st["arena_size"]))
+            t = st["arena"][off:off + nbytes].view(e["dtypes"][a["dtype"]]).view(shape)
+            tensors.append(t)
+        ins = [t for t, a in zip(tensors, args_spec) if a["kind"] == "input"]
+        pars = [t for t, a in zip(tensors, args_spec) if a["kind"] == "param"]
+        outs = [t for t, a in zip(tensors, args_spec) if a["kind"] == "output"]
+        if backend == "kernelbench":
+            # the task's tensor replaces the parameter's storage; its shape
+            # follows the call's shape (a task has several), its rank must agree
+            for k, (p, t) in enumerate(zip(st["params"], pars)):
+                if p.dim() != t.dim():
+                    return reply_err(seq, "ModelNew's parameter %d has %d dims, the task's param %s has %d "
+                                     "(params are bound in order: docs/kernelbench.md)" %
+                                     (k, p.dim(), [a for a in args_spec if a["kind"] == "param"][k]["name"],
+                                      t.dim()))
+                p.data = t
+            call_args = ins
+        else:
+            call_args = tensors + [dims[s] for s in syms]
+        fn = st["fn"]
+        record, esync, elapsed, dsync = e["record"], e["esync"], e["elapsed"], e["dsync"]
+        stream, ev0, ev1 = e["stream"], e["ev0"], e["ev1"]
+        counts = st["counts"]
+        mode = e["mode"]()
+        result = None
+        failure = None
+        try:
+            if flags & WIRE_CALL_TIMED:
+                e["memset"](e["flush"], 0, e["flush_n"], stream)
+                # the GPU is idle when ev0 is recorded: the candidate's Python
+                # and launch latency lands inside the event interval
+                e["ssync"](stream)
+            torch.set_grad_enabled(False)
+            mode.__enter__()
+            try:
+                t0 = clock()
+                record(ev0, stream)
+                result = fn(*call_args)
+                t_ret = clock()
+                record(ev1, stream)
+            finally:
+                mode.__exit__(None, None, None)
+        except BaseException as ex:  # noqa: BLE001
+            failure = (ex, sys.exc_info()[2])
+        if failure is not None:
+            ex, tb = failure
+            ce = cuda_error_of(ex)
+            if not ce:
+                try:
+                    dsync()
+                except Exception as ex2:  # noqa: BLE001
+                    ce = cuda_error_of(ex2) or 999
+            return reply_err(seq, describe(ex, tb), ce)
+        try:
+            esync(ev1)
+            dsync()
+            t1 = clock()
+            gpu_ms = elapsed(ev0, ev1)
+        except Exception as ex:  # noqa: BLE001
+            return reply_err(seq, "CUDA error %s" % ex, cuda_error_of(ex) or 999)
+        why = tampered()
+        if why:
+            return reply_err(seq, "rejected: the candidate changed the harness during the call: %s" % why)
+        if e["cur_raw"](st["device"]) != stream:
+            return reply_err(seq, "rejected: the candidate changed the current CUDA stream")
+        if e["dispatch_len"]() != 0:
+            return reply_err(seq, "rejected: the candidate left a torch dispatch mode active")
+        if backend == "kernelbench":
+            # the result is checked and copied into the judge's buffers after
+            # both clocks stopped: the copy is the harness's, not the candidate's
+            res = result if e["isinst"](result, (tuple, list)) else (result,)
+            if len(res) != len(outs):
+                return reply_err(seq, "forward returned %d tensors, the task has %d outputs" %
+                                 (len(res), len(outs)))
+            for i, (r, o) in enumerate(zip(res, outs)):
+                if e["typ"](r) is not e["tensor"]:
+                    return reply_err(seq, "forward returned %s for output %d, not a plain torch.Tensor" %
+                                     (e["typ"](r).__name__, i))
+                if tuple(r.shape) != tuple(o.shape) or r.dtype != o.dtype or r.device != o.device:
+                    return reply_err(seq, "forward returned %s %s on %s for output %d; the task wants "
+                                     "%s %s on %s" % (list(r.shape), r.dtype, r.device, i,
+                                                      list(o.shape), o.dtype, o.device))
+            try:
+                for r, o in zip(res, outs):
+                    o.copy_(r)
+                dsync()
+            except Exception as ex:  # noqa: BLE001
+                return reply_err(seq, "copying the result: " + describe(ex, sys.exc_info()[2]),
+                                 cuda_error_of(ex))
+        if trace:
+            print("kjudge-pyworker: call %s timed=%d: wrap %.3f ms, candidate %.3f ms (host), events %.3f ms, "
+                  "to sync %.3f ms, ops %d" % (list(dims.values()), flags & WIRE_CALL_TIMED, (t0 - t_in) / 1e6,
+                                              (t_ret - t0) / 1e6, gpu_ms, (t1 - t0) / 1e6,
+                                              sum(st["counts"].values())), file=sys.stderr, flush=True)
+        del counts  # counted in place by the mode
+        return reply_ok(seq, t_ret - t0, int(gpu_ms * 1e6), t1 - t0)
+
+    def do_nop(seq):
+        counts = st["counts"]
+        if counts:
+            items = sorted(counts.items(), key=lambda kv: -kv[1])
+            text = ", ".join("%s x%d" % kv for kv in items[:8])
+            counts.clear()
+            return reply_err(seq, "fallback: torch operators ran inside the candidate's call: " + text)
+        return reply_ok(seq)
+
+    while True:
+        try:
+            m, anc, _, _ = recvmsg(1 << 16, socket.CMSG_SPACE(4 * 8))
+        except OSError:
+            return EXIT_NO_REPLY
+        for lvl, typ, data in anc:
+            if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
+                for k in range(len(data) // 4):
+                    os.close(struct.unpack_from("<i", data, 4 * k)[0])
+        if not m:
+            return EXIT_DONE
+        if len(m) < 8:
+            return EXIT_BAD_REQUEST
+        typ, seq = hdr.unpack_from(m)
+        if sizes.get(typ) != len(m) or typ in (HELLO, OK, ERROR):
+            return EXIT_BAD_REQUEST
+        if typ == NOP:
+            do_nop(seq)
+        elif typ == LOAD:
+            do_load(seq, m)
+        elif typ == ARENA:
+            size = s_arena.unpack(m)[2]
+            if size:
+                reply_err(seq, "the Python worker runs only on the CUDA track (no host arena)")
+            else:
+                reply_ok(seq)
+        elif typ == ARENA_CUDA:
+            do_arena_cuda(seq, m)
+        elif typ == CALL:
+            do_call(seq, m)
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(prog="kjudge_pyworker.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--backend", choices=("triton", "kernelbench"), default="triton")
+    ap.add_argument("--probe", action="store_true", help="print whether this Python can run candidates")
+    ap.add_argument("--check", metavar="FILE", help="print the static verdict on FILE")
+    ap.add_argument("--entry", default="", help="the entry function (triton backend)")
+    ap.add_argument("--abi", default="{}", help="the task's ABI as JSON (written by the judge)")
+    ap.add_argument("--cache", default="", help="folder for Triton's and torch's build caches")
+    ap.add_argument("--trace", action="store_true",
+                    help="print each call's phases (ms) on stderr, the candidate's log ($KJ_PYWORKER_TRACE)")
+    a = ap.parse_args(argv)
+    if a.probe:
+        print(json.dumps(probe(a.backend)))
+        return 0
+    if a.check:
+        try:
+            with open(a.check, "r", encoding="utf-8", errors="replace") as f:
+                src = f.read()
+        except OSError as e:
+            print(json.dumps({"verdict": "error", "reason": "cannot read %s: %s" % (a.check, e.strerror)}))
+            return 1
+        print(json.dumps(static_check(src, a.backend, a.entry)))
+        return 0
+    try:
+        abi = json.loads(a.abi)
+    except ValueError:
+        print("kjudge_pyworker: --abi is not JSON", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    return serve(a.backend, abi, a.cache, a.trace)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,624 @@
+/*
+ * The judge's side of Python candidates (--backend triton|kernelbench):
+ * finding the interpreter and python/kjudge_pyworker.py, asking that
+ * interpreter once per process whether torch, triton, cupy and a CUDA device
+ * are there (the probe), the static check of the source in a fresh
+ * interpreter (ast only: no candidate code runs), and the ABI the worker needs
+ * to wrap the judge's device arena as tensors.  Everything after LOAD is the
+ * CUDA track's (judge_gpu.c): the Python worker speaks the same protocol.
+ *
+ * The probe and the check are trusted: they run the worker script, never the
+ * candidate.  The worker itself is as untrusted as kjudge-worker.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "judge/judge_internal.h"
+#include "kjudge/compile.h"
+#include "kjudge/fsutil.h"
+#include "kjudge/python.h"
+
+#define PROBE_TIMEOUT_S 120.0
+#define CHECK_TIMEOUT_S 30.0
+#define OUT_CAP (64u << 10)
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs argv[0] (an absolute path) with argv, stdin /dev/null, stdout into
+ * out (capped, NUL-terminated), stderr discarded, in its own process group,
+ * killed after timeout_s.  Returns 0 with *status the wait status, or an
+ * error. */
+static int run_capture(char *const argv[], double timeout_s, char *out, size_t cap, int *status,
+		       struct kj_err *err)
+{
+	int pfd[2];
+	size_t len = 0;
+	double deadline = mono_s() + timeout_s;
+	pid_t pid;
+	int timed_out = 0;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return kj_err_sys(err, "cannot create a pipe for %s", argv[0]);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return kj_err_sys(err, "cannot fork to run %s", argv[0]);
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		setpgid(0, 0);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(pfd[1], 1) < 0 || dup2(nul, 2) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(pfd[1]);
+	out[0] = '\0';
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		double left = deadline - mono_s();
+		char buf[4096];
+		ssize_t r;
+		int pr;
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		pr = poll(&p, 1, (int)(left * 1000) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			continue;
+		r = read(pfd[0], buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (len + 1 < cap) {
+			size_t k = (size_t)r < cap - 1 - len ? (size_t)r : cap - 1 - len;
+			memcpy(out + len, buf, k);
+			len += k;
+			out[len] = '\0';
+		}
+	}
+	close(pfd[0]);
+	if (timed_out)
+		kill(-pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	if (timed_out)
+		return kj_err_set(err, KJ_E_TIMEOUT, "%s did not finish within %.0f s", argv[0], timeout_s);
+	return 0;
+}
+
+/* The interpreter: $KJ_PYTHON (a path, or a name looked up on PATH), else
+ * python3 on PATH. */
+static int find_python(char *out, size_t len, struct kj_err *err)
+{
+	const char *want = getenv("KJ_PYTHON");
+	const char *path = getenv("PATH");
+	if (!want || !*want)
+		want = "python3";
+	if (strchr(want, '/')) {
+		if (access(want, X_OK) == 0) {
+			snprintf(out, len, "%s", want);
+			return 0;
+		}
+		return kj_err_set(err, KJ_E_NOTFOUND, "python3 not found: KJ_PYTHON='%s' is not executable "
+				  "(the triton and kernelbench backends need a Python with torch)", want);
+	}
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		if (n > 0 && (int)n < 4000) {
+			snprintf(out, len, "%.*s/%s", (int)n, path, want);
+			if (access(out, X_OK) == 0)
+				return 0;
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return kj_err_set(err, KJ_E_NOTFOUND,
+			  "python3 not found: no '%s' on PATH (the triton and kernelbench backends need a Python "
+			  "with torch; set KJ_PYTHON)", want);
+}
+
+/* python/kjudge_pyworker.py: $KJ_PYWORKER, else beside the candidate headers'
+ * tree (<root>/include/candidate -> <root>/python). */
+static int find_worker(const struct kj_eval_opts *o, char *out, size_t len, struct kj_err *err)
+{
+	const char *e = getenv("KJ_PYWORKER");
+	if (e && *e)
+		snprintf(out, len, "%s", e);
+	else
+		snprintf(out, len, "%s/../../python/kjudge_pyworker.py",
+			 o->include_dir && *o->include_dir ? o->include_dir : "include/candidate");
+	if (access(out, R_OK) == 0)
+		return 0;
+	return kj_err_set(err, KJ_E_NOTFOUND, "cannot find the Python worker '%s' (set KJ_PYWORKER)", out);
+}
+
+/* One probe per interpreter, worker and backend in a process: torch's import
+ * takes seconds. */
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char key[8300];
+	int ok;
+	char msg[512];
+} probe_cache[4];
+
+/* A successful probe is also remembered on disk, keyed by the interpreter's
+ * and the worker's paths, sizes and times, so each `kjudge eval` process does
+ * not pay for torch's import twice: <cache>/python/probe-<key>.txt. */
+static void probe_disk_path(const char *cache, const char *python, const char *worker, kj_backend b,
+			    char *out, size_t len)
+{
+	struct stat sp, sw;
+	char text[8600], key[65];
+	out[0] = '\0';
+	if (!cache || !*cache || stat(python, &sp) || stat(worker, &sw))
+		return;
+	snprintf(text, sizeof(text), "kjudge-probe-1|%s|%lld|%lld|%s|%lld|%lld|%s", python, (long long)sp.st_size,
+		 (long long)sp.st_mtime, worker, (long long)sw.st_size, (long long)sw.st_mtime, kj_backend_name(b));
+	kj_sha256_hex(text, strlen(text), key);
+	snprintf(out, len, "%s/python/probe-%.32s.txt", cache, key);
+}
+
+static int probe(const char *cache, const char *python, const char *worker, kj_backend b, char *info,
+		 size_t ilen, struct kj_err *err)
+{
+	char disk[4400];
+	FILE *df;
+	char key[8300], *out;
+	char *argv[] = { (char *)python, "-I", (char *)worker, "--probe", "--backend",
+			 (char *)kj_backend_name(b), NULL };
+	int status, rc, slot = (int)b & 3;
+	json_t *j;
+	json_error_t je;
+	snprintf(key, sizeof(key), "%s|%s", python, worker);
+	pthread_mutex_lock(&probe_lock);
+	if (!strcmp(probe_cache[slot].key, key)) {
+		int ok = probe_cache[slot].ok;
+		snprintf(info, ilen, "%s", probe_cache[slot].msg);
+		pthread_mutex_unlock(&probe_lock);
+		return ok ? 0 : kj_err_set(err, KJ_E_UNSUPPORTED, "%s", info);
+	}
+	probe_disk_path(cache, python, worker, b, disk, sizeof(disk));
+	if (disk[0] && (df = fopen(disk, "r"))) {
+		int got = fgets(info, (int)ilen, df) != NULL;
+		fclose(df);
+		if (got) {
+			info[strcspn(info, "\n")] = '\0';
+			snprintf(probe_cache[slot].key, sizeof(probe_cache[slot].key), "%s", key);
+			probe_cache[slot].ok = 1;
+			snprintf(probe_cache[slot].msg, sizeof(probe_cache[slot].msg), "%s", info);
+			pthread_mutex_unlock(&probe_lock);
+			return 0;
+		}
+	}
+	out = malloc(OUT_CAP);
+	if (!out) {
+		pthread_mutex_unlock(&probe_lock);
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	}
+	rc = run_capture(argv, PROBE_TIMEOUT_S, out, OUT_CAP, &status, err);
+	if (rc) {
+		free(out);
+		pthread_mutex_unlock(&probe_lock);
+		return rc;
+	}
+	j = json_loads(out, JSON_DISABLE_EOF_CHECK, &je);
+	if (!j || !json_is_object(j)) {
+		rc = kj_err_set(err, KJ_E_UNSUPPORTED, "%s cannot run the Python worker %s (exit status %d)",
+				python, worker, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	} else if (!json_is_true(json_object_get(j, "ok"))) {
+		const char *m = json_string_value(json_object_get(j, "error"));
+		rc = kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s", kj_backend_name(b),
+				m ? m : "the probe failed");
+	} else {
+		const char *tv = json_string_value(json_object_get(j, "torch"));
+		const char *trv = json_string_value(json_object_get(j, "triton"));
+		snprintf(info, ilen, "python %s, torch %s%s%s",
+			 json_string_value(json_object_get(j, "python")) ?
+				 json_string_value(json_object_get(j, "python")) : "?",
+			 tv ? tv : "?", trv ? ", triton " : "", trv ? trv : "");
+	}
+	json_decref(j);
+	free(out);
+	snprintf(probe_cache[slot].key, sizeof(probe_cache[slot].key), "%s", key);
+	probe_cache[slot].ok = rc == 0;
+	if (rc == 0 && disk[0]) {
+		char dir[4400], tmp[4500];
+		snprintf(dir, sizeof(dir), "%s/python", cache);
+		snprintf(tmp, sizeof(tmp), "%s.tmp%d", disk, (int)getpid());
+		if (kj_mkdir_p(dir) == 0 && (df = fopen(tmp, "w"))) {
+			fprintf(df, "%s\n", info);
+			if (fclose(df) == 0 && rename(tmp, disk) == 0)
+				tmp[0] = '\0';
+			if (tmp[0])
+				remove(tmp);
+		}
+	}
+	snprintf(probe_cache[slot].msg, sizeof(probe_cache[slot].msg), "%s", rc ? err->msg : info);
+	pthread_mutex_unlock(&probe_lock);
+	return rc;
+}
+
+/* "B", "(G * CG)", "(N // 2)": the judge's dim expressions in Python syntax
+ * (kjudge's / on dims is floor division). */
+static int expr_py(const kj_expr *e, char *buf, size_t len, size_t *off)
+{
+	int w;
+	switch (e->kind) {
+	case KJ_X_INT:
+	case KJ_X_BOOL:
+		w = snprintf(buf + *off, len - *off, "%lld", (long long)e->ival);
+		break;
+	case KJ_X_IDENT:
+		w = snprintf(buf + *off, len - *off, "%s", e->name);
+		break;
+	case KJ_X_NEG:
+		w = snprintf(buf + *off, len - *off, "(-");
+		if (w < 0 || (size_t)w >= len - *off)
+			return -1;
+		*off += (size_t)w;
+		if (expr_py(e->args[0], buf, len, off))
+			return -1;
+		w = snprintf(buf + *off, len - *off, ")");
+		break;
+	case KJ_X_BIN: {
+		const char *op = e->op == '/' ? "//" : e->op == '^' ? "**" : e->op == '+' ? "+" :
+				 e->op == '-' ? "-" : e->op == '*' ? "*" : NULL;
+		if (!op)
+			return -1;
+		w = snprintf(buf + *off, len - *off, "(");
+		if (w < 0 || (size_t)w >= len - *off)
+			return -1;
+		*off += (size_t)w;
+		if (expr_py(e->args[0], buf, len, off))
+			return -1;
+		w = snprintf(buf + *off, len - *off, " %s ", op);
+		if (w < 0 || (size_t)w >= len - *off)
+			return -1;
+		*off += (size_t)w;
+		if (expr_py(e->args[1], buf, len, off))
+			return -1;
+		w = snprintf(buf + *off, len - *off, ")");
+		break;
+	}
+	default:
+		return -1;
+	}
+	if (w < 0 || (size_t)w >= len - *off)
+		return -1;
+	*off += (size_t)w;
+	return 0;
+}
+
+char *kjj_py_abi_json(const kj_task *t)
+{
+	int idx[KJ_WIRE_MAX_ABI], n = kj_task_abi_values(t, idx, KJ_WIRE_MAX_ABI);
+	json_t *o = json_object(), *args = json_array(), *syms = json_array();
+	char *s;
+	if (n > KJ_WIRE_MAX_ABI)
+		n = KJ_WIRE_MAX_ABI;
+	json_object_set_new(o, "entry", json_string(t->name));
+	for (int i = 0; i < t->nsyms; i++)
+		json_array_append_new(syms, json_string(t->syms[i]));
+	for (int i = 0; i < n; i++) {
+		const kj_value *v = &t->vals[idx[i]];
+		json_t *a = json_object(), *shape = json_array();
+		for (int d = 0; d < v->rank; d++) {
+			char e[512];
+			size_t off = 0;
+			if (expr_py(v->dims[d], e, sizeof(e), &off))
+				snprintf(e, sizeof(e), "?");
+			json_array_append_new(shape, json_string(e));
+		}
+		json_object_set_new(a, "name", json_string(v->name));
+		json_object_set_new(a, "dtype", json_string(kj_dtype_name(v->dtype)));
+		json_object_set_new(a, "shape", shape);
+		json_object_set_new(a, "kind", json_string(v->kind == KJ_V_OUTPUT ? "output" :
+							   v->kind == KJ_V_PARAM ? "param" : "input"));
+		json_array_append_new(args, a);
+	}
+	json_object_set_new(o, "syms", syms);
+	json_object_set_new(o, "args", args);
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+void kjj_py_init(struct kjj_py *py)
+{
+	memset(py, 0, sizeof(*py));
+}
+
+void kjj_py_release(struct kjj_py *py)
+{
+	free(py->abi);
+	memset(py, 0, sizeof(*py));
+}
+
+/* The candidate's file: <cache>/python/<sha[0:2]>/<sha>.py, content
+ * addressed like the compile cache (Triton keys its own cache on source). */
+static int write_candidate(struct judge *j, const char *src, size_t len, struct kjj_py *py)
+{
+	char root[4096], dir[4200], tmp[4400];
+	FILE *f;
+	int rc = kj_cache_dir(j->o->cache_dir, root, sizeof(root), j->err);
+	if (rc)
+		return rc;
+	snprintf(py->cache, sizeof(py->cache), "%s", root);
+	snprintf(dir, sizeof(dir), "%s/python/%.2s", root, j->v->sha256);
+	if (kj_mkdir_p(dir) < 0)
+		return kj_err_sys(j->err, "cannot create '%s'", dir);
+	snprintf(py->cand, sizeof(py->cand), "%s/%s.py", dir, j->v->sha256);
+	if (access(py->cand, R_OK) == 0)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", py->cand, (int)getpid());
+	if (!(f = fopen(tmp, "wb")))
+		return kj_err_sys(j->err, "cannot write '%s'", tmp);
+	if (fwrite(src, 1, len, f) != len || fclose(f) != 0) {
+		remove(tmp);
+		return kj_err_set(j->err, KJ_E_IO, "cannot write '%s'", tmp);
+	}
+	if (rename(tmp, py->cand) < 0) {
+		remove(tmp);
+		return kj_err_sys(j->err, "cannot rename '%s'", tmp);
+	}
+	return 0;
+}
+
+int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *py)
+{
+	char *argv[] = { py->python, "-I", py->worker, "--check", py->cand, "--backend",
+			 (char *)kj_backend_name(j->o->backend), "--entry", j->t->name, NULL };
+	char *out;
+	int rc, status;
+	json_t *r;
+	json_error_t je;
+	const char *verdict, *reason;
+	double ts = kjj_now_s();
+	char cache[4096];
+	if ((rc = kj_cache_dir(j->o->cache_dir, cache, sizeof(cache), j->err)) ||
+	    (rc = find_python(py->python, sizeof(py->python), j->err)) ||
+	    (rc = find_worker(j->o, py->worker, sizeof(py->worker), j->err)) ||
+	    (rc = probe(cache, py->python, py->worker, j->o->backend, py->info, sizeof(py->info), j->err)))
+		return rc;
+	if (kjj_stage_static(j, src, len))
+		return 1;
+	if ((rc = write_candidate(j, src, len, py)))
+		return rc;
+	kjj_progress(j, "static check (python ast)");
+	if (!(out = malloc(OUT_CAP)))
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	if ((rc = run_capture(argv, CHECK_TIMEOUT_S, out, OUT_CAP, &status, j->err))) {
+		free(out);
+		return rc;
+	}
+	r = json_loads(out, JSON_DISABLE_EOF_CHECK, &je);
+	free(out);
+	if (!r || !(verdict = json_string_value(json_object_get(r, "verdict")))) {
+		json_decref(r);
+		return kj_err_set(j->err, KJ_E_WORKER, "the static check of %s gave no verdict", py->cand);
+	}
+	reason = json_string_value(json_object_get(r, "reason"));
+	if (!reason)
+		reason = "";
+	j->v->stage_s[KJ_STAGE_STATIC] = kjj_now_s() - ts;
+	rc = 0;
+	if (!strcmp(verdict, "syntax")) {
+		kjj_fail(j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "%s", reason);
+		rc = 1;
+	} else if (!strcmp(verdict, "reject")) {
+		kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s", reason);
+		rc = 1;
+	} else if (!strcmp(verdict, "missing")) {
+		kjj_fail(j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "%s", reason);
+		rc = 1;
+	} else if (!strcmp(verdict, "fallback")) {
+		const char *libs = json_string_value(json_object_get(r, "libs"));
+		j->v->flags |= KJ_FLAG_FALLBACK;
+		snprintf(j->v->fallback_libs, sizeof(j->v->fallback_libs), "%s", libs ? libs : "PyTorch");
+		if (j->o->policy == KJ_POLICY_STRICT) {
+			kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s (policy strict)", reason);
+			rc = 1;
+		}
+	} else if (strcmp(verdict, "ok")) {
+		rc = kj_err_set(j->err, KJ_E_WORKER, "the static check of %s failed: %s", py->cand, reason);
+	}
+	json_decref(r);
+	return rc;
+}
+
+int kjj_py_argv(struct judge *j, struct kjj_py *py)
+{
+	free(py->abi);
+	if (!(py->abi = kjj_py_abi_json(j->t)))
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	/* the worker's command line: the interpreter, isolated (-I: no user
+	 * site, no PYTHON* variables, no script folder on sys.path) */
+	py->argv[0] = py->python;
+	py->argv[1] = "-I";
+	py->argv[2] = py->worker;
+	py->argv[3] = "--backend";
+	py->argv[4] = (char *)kj_backend_name(j->o->backend);
+	py->argv[5] = "--abi";
+	py->argv[6] = py->abi;
+	py->argv[7] = "--cache";
+	py->argv[8] = py->cache;
+	py->argv[9] = NULL;
+	if (getenv("KJ_PYWORKER_TRACE") && *getenv("KJ_PYWORKER_TRACE")) {
+		py->argv[9] = "--trace";
+		py->argv[10] = NULL;
+	}
+	return 0;
+}
+
+int kjj_py_map_error(struct judge *j, const struct kj_call_result *r)
+{
+	static const char compile_pre[] = "compile error: ", reject_pre[] = "rejected: ";
+	if (r->status != KJ_CALL_ERROR || r->cuda_error)
+		return 0;
+	if (!strncmp(r->msg, compile_pre, sizeof(compile_pre) - 1)) {
+		kjj_fail(j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "%s", r->msg + sizeof(compile_pre) - 1);
+		return 1;
+	}
+	if (!strncmp(r->msg, reject_pre, sizeof(reject_pre) - 1)) {
+		kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s", r->msg + sizeof(reject_pre) - 1);
+		return 1;
+	}
+	return 0;
+}
+
+int kjj_py_fallback_query(struct judge *j)
+{
+	static const char pre[] = "fallback: ";
+	struct kj_call_result res;
+	int rc;
+	if (j->w.dead)
+		return 0;
+	if ((rc = kj_worker_nop(&j->w, j->o->call_timeout_s, &res, j->err)))
+		return rc;
+	if (res.status == KJ_CALL_OK)
+		return 0;
+	if (res.status == KJ_CALL_ERROR && !strncmp(res.msg, pre, sizeof(pre) - 1)) {
+		size_t n = strlen(j->v->fallback_libs);
+		j->v->flags |= KJ_FLAG_FALLBACK;
+		if (!strstr(j->v->fallback_libs, "PyTorch"))
+			snprintf(j->v->fallback_libs + n, sizeof(j->v->fallback_libs) - n, "%sPyTorch", n ? "," : "");
+		if (j->o->policy == KJ_POLICY_STRICT)
+			kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s (policy strict)", res.msg);
+		else if (!strstr(j->v->reason, pre))
+			snprintf(j->v->reason, sizeof(j->v->reason), "%s", res.msg);
+		return 0;
+	}
+	kjj_call_failed(j, &res, KJ_STAGE_CORRECTNESS, kjj_largest_check(j->t, 1));
+	return 0;
+}
+
+/* ---- the signature a Python candidate writes ---- */
+
+const char *kj_dtype_torch_name(kj_dtype d)
+{
+	switch (d) {
+	case KJ_F32:
+		return "torch.float32";
+	case KJ_F16:
+		return "torch.float16";
+	case KJ_BF16:
+		return "torch.bfloat16";
+	case KJ_I8:
+		return "torch.int8";
+	case KJ_I32:
+		return "torch.int32";
+	case KJ_I64:
+		return "torch.int64";
+	case KJ_BOOL:
+		return "torch.bool";
+	case KJ_DTYPE_COUNT:
+		break;
+	}
+	return "?";
+}
+
+/* "[B, (G * CG)]" */
+static void shape_py(const kj_value *v, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	if (len < 3)
+		return;
+	buf[off++] = '[';
+	for (int d = 0; d < v->rank; d++) {
+		if (d && off + 2 < len) {
+			buf[off++] = ',';
+			buf[off++] = ' ';
+		}
+		if (expr_py(v->dims[d], buf, len - 1, &off))
+			break;
+	}
+	if (off + 1 < len)
+		buf[off++] = ']';
+	buf[off] = '\0';
+}
+
+int kj_task_py_signature(const kj_task *t, kj_backend b, char *buf, size_t len)
+{
+	int idx[KJ_WIRE_MAX_ABI], n = kj_task_abi_values(t, idx, KJ_WIRE_MAX_ABI), np = 0;
+	size_t off = 0;
+	char sh[512];
+#define PUT(...)                                                                        \
+	do {                                                                            \
+		int w_ = snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__);   \
+		if (w_ < 0 || (size_t)w_ >= (off < len ? len - off : 0))                \
+			return KJ_E_USAGE;                                              \
+		off += (size_t)w_;                                                      \
+	} while (0)
+	if (n > KJ_WIRE_MAX_ABI || len == 0)
+		return KJ_E_USAGE;
+	if (b == KJ_BACKEND_KERNELBENCH) {
+		PUT("class ModelNew(nn.Module):\n    def __init__(self, ...):  # ModelNew(*get_init_inputs()), or "
+		    "ModelNew()\n");
+		for (int i = 0; i < n; i++) {
+			const kj_value *v = &t->vals[idx[i]];
+			if (v->kind != KJ_V_PARAM)
+				continue;
+			shape_py(v, sh, sizeof(sh));
+			PUT("        # parameter %d: %s %s %s (the task's param '%s')\n", np++, v->name,
+			    kj_dtype_torch_name(v->dtype), sh, v->name);
+		}
+		PUT("    def forward(self");
+		for (int i = 0; i < n; i++)
+			if (t->vals[idx[i]].kind == KJ_V_INPUT)
+				PUT(", %s", t->vals[idx[i]].name);
+		PUT("):\n");
+		for (int i = 0; i < n; i++) {
+			const kj_value *v = &t->vals[idx[i]];
+			if (v->kind == KJ_V_PARAM)
+				continue;
+			shape_py(v, sh, sizeof(sh));
+			PUT("        # %s: %s %s%s\n", v->name, kj_dtype_torch_name(v->dtype), sh,
+			    v->kind == KJ_V_OUTPUT ? " (returned)" : "");
+		}
+		PUT("        return ");
+		for (int i = 0, k = 0; i < n; i++)
+			if (t->vals[idx[i]].kind == KJ_V_OUTPUT)
+				PUT("%s%s", k++ ? ", " : "", t->vals[idx[i]].name);
+		return 0;
+	}
+	PUT("def %s(", t->name);
+	for (int i = 0; i < n; i++)
+		PUT("%s%s", i ? ", " : "", t->vals[idx[i]].name);
+	for (int i = 0; i < t->nsyms; i++)
+		PUT("%s%s: int", n || i ? ", " : "", t->syms[i]);
+	PUT(") -> None:\n");
+	for (int i = 0; i < n; i++) {
+		const kj_value *v = &t->vals[idx[i]];
+		shape_py(v, sh, sizeof(sh));
+		PUT("    # %s: %s %s, %s\n", v->name, kj_dtype_torch_name(v->dtype), sh,
+		    v->kind == KJ_V_OUTPUT ? "output: write every element" :
+		    v->kind == KJ_V_PARAM ? "param (read only)" : "input (read only)");
+	}
+	PUT("    ...");
+#undef PUT
+	return 0;
+}

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Python candidates (--backend triton|kernelbench) without a GPU: the Python
+# worker's wire layout agrees with src/sandbox/wire.h, the judge names what
+# is missing (python3, torch, a CUDA device), the static check gives every
+# Python case file its verdict, static verdicts come through `kjudge eval`
+# (with a stand-in torch that claims a device), and `kjudge prompt` gives the
+# exact signature.  The verdicts that need a GPU: tests/gpu/t50_python.sh.
+. "$(dirname "$0")/lib.sh"
+
+PY=$(command -v python3 || true)
+W=$KJ_ROOT/python/kjudge_pyworker.py
+if [ -z "$PY" ]; then
+	echo "1..0 # SKIP no python3"
+	exit 0
+fi
+
+expect_success "the worker's wire constants are wire.h's" '
+	for name in VERSION FD MAX_PTR MAX_DIM PATH_MAX SYM_MAX TEXT_MAX IPC_HANDLE CALL_TIMED; do
+		c=$(sed -n "s/^#define KJ_WIRE_$name \([0-9]*\)u\{0,1\}.*/\1/p" "$KJ_ROOT/src/sandbox/wire.h")
+		p=$("$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w; print(w.WIRE_$name)")
+		echo "$name: wire.h $c, python $p"
+		test -n "$c" && test "$c" = "$p" || exit 1
+	done'
+
+expect_success "the worker's message sizes are the C structs' sizes" '
+	cat >"$TMP/sizes.c" <<-EOF
+	#include <stdio.h>
+	#include "sandbox/wire.h"
+	int main(void) {
+		unsigned t[] = {KJ_WIRE_HELLO, KJ_WIRE_LOAD, KJ_WIRE_ARENA, KJ_WIRE_CALL, KJ_WIRE_NOP,
+				KJ_WIRE_ARENA_CUDA, KJ_WIRE_OK, KJ_WIRE_ERROR};
+		for (int i = 0; i < 8; i++) printf("%u %zu\n", t[i], kj_wire_size(t[i]));
+		return 0;
+	}
+	EOF
+	cc -std=c11 -I"$KJ_ROOT/src" -o "$TMP/sizes" "$TMP/sizes.c" && "$TMP/sizes" >"$TMP/c.txt" &&
+	"$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w
+for t in (w.HELLO, w.LOAD, w.ARENA, w.CALL, w.NOP, w.ARENA_CUDA, w.OK, w.ERROR): print(t, w.STRUCTS[t].size)" \
+		>"$TMP/p.txt" && cat "$TMP/c.txt" && diff "$TMP/c.txt" "$TMP/p.txt"'
+
+expect_success "shape expressions evaluate as the judge does (floor division)" '
+	"$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w
+d = {\"G\": 3, \"CG\": 5, \"N\": 7}
+assert w._eval_dim(\"(G * CG)\", d) == 15
+assert w._eval_dim(\"(N // 2)\", d) == 3
+assert w._eval_dim(\"((-N) // 2)\", d) == -4
+assert w._eval_dim(\"4\", d) == 4
+print(\"ok\")"'
+
+expect_success "KJ_PYTHON that does not exist: exit 3, 'python3 not found'" '
+	KJ_PYTHON=/nonexistent/python3 "$KJ" eval --backend triton level1/relu \
+		"$KJ_ROOT/examples/solutions/triton/relu.py" 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"; test $rc -eq 3 && grep -q "python3 not found" "$TMP/e"'
+
+expect_success "no python3 on PATH: exit 3, 'python3 not found'" '
+	PATH=/nonexistent "$KJ" eval --backend kernelbench level1/relu \
+		"$KJ_ROOT/examples/solutions/kernelbench/relu.py" 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"; test $rc -eq 3 && grep -q "python3 not found" "$TMP/e"'
+
+# a stand-in Python: the real interpreter with fake torch/triton/cupy
+# modules first on its path (the judge passes -I, which the wrapper drops)
+FAKE=$TMP/fake
+mkdir -p "$FAKE/mods/torch" "$FAKE/mods/triton/language" "$FAKE/mods/cupy"
+cat >"$FAKE/mods/torch/__init__.py" <<'EOF'
+import os
+__version__ = "0.0-fake"
+class cuda:
+    @staticmethod
+    def is_available():
+        return os.environ.get("KJ_FAKE_CUDA") == "1"
+    @staticmethod
+    def get_device_name(i):
+        return "Fake GPU"
+EOF
+echo '__version__ = "0.0-fake"' >"$FAKE/mods/triton/__init__.py"
+: >"$FAKE/mods/triton/language/__init__.py"
+echo '__version__ = "0.0-fake"' >"$FAKE/mods/cupy/__init__.py"
+cat >"$FAKE/python3" <<EOF
+#!/bin/sh
+[ "\$1" = -I ] && shift
+PYTHONPATH="$FAKE/mods" exec "$PY" "\$@"
+EOF
+chmod +x "$FAKE/python3"
+
+expect_success "a Python without torch: exit 3, 'torch is not importable'" '
+	mkdir -p "$TMP/notorch" && printf "#!/bin/sh\n[ \"\$1\" = -I ] && shift\nexec %s -I -S \"\$@\"\n" "$PY" \
+		>"$TMP/notorch/python3" && chmod +x "$TMP/notorch/python3" &&
+	KJ_PYTHON=$TMP/notorch/python3 "$KJ" eval --backend triton level1/relu \
+		"$KJ_ROOT/examples/solutions/triton/relu.py" 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"; test $rc -eq 3 && grep -q "torch is not importable" "$TMP/e"'
+
+expect_success "torch without a CUDA device: exit 3, 'no CUDA device'" '
+	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=0 "$KJ" eval --backend triton level1/relu \
+		"$KJ_ROOT/examples/solutions/triton/relu.py" 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"; test $rc -eq 3 && grep -q "torch sees no CUDA device" "$TMP/e"'
+
+expect_success "kernelbench needs no triton, triton does" '
+	rm -rf "$FAKE/mods/triton.off" && mv "$FAKE/mods/triton" "$FAKE/mods/triton.off" &&
+	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 KJUDGE_CACHE=$TMP/c2 "$KJ" eval --backend triton level1/relu \
+		"$KJ_ROOT/examples/solutions/triton/relu.py" 2>"$TMP/e"; rc=$?
+	mv "$FAKE/mods/triton.off" "$FAKE/mods/triton"; cat "$TMP/e"
+	test $rc -eq 3 && grep -q "triton is not importable" "$TMP/e"'
+
+# every Python case file: the static verdict agrees with its header
+for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions/kernelbench/*.py \
+	"$KJ_ROOT"/examples/broken/triton/*.py "$KJ_ROOT"/examples/redteam/*.py; do
+	[ -f "$f" ] || continue
+	hdr=$(head -n 1 "$f")
+	task=$(printf '%s\n' "$hdr" | sed -n 's/.*task=\([^ ]*\).*/\1/p')
+	expect=$(printf '%s\n' "$hdr" | sed -n 's/.*expect=\([^ ]*\).*/\1/p')
+	flag=$(printf '%s\n' "$hdr" | sed -n 's/.*flag=\([^ ]*\).*/\1/p')
+	be=triton
+	grep -q "^class ModelNew" "$f" && be=kernelbench
+	rel=${f#"$KJ_ROOT"/}
+	case $expect in
+	rejected) want=reject ;;
+	compile_error) want="syntax ok" ;; # Triton's own errors come at the first call
+	*) want=ok ;;
+	esac
+	[ "$flag" = fallback ] && want="fallback ok"
+	# cases built to pass the static check are caught by the worker at run time
+	grep -q "past the static check" "$f" && want=ok
+	expect_success "static check of $rel ($be): ${want% *}" '
+		"$PY" "$W" --check "'"$f"'" --backend '"$be"' --entry "'"${task##*/}"'" >"$TMP/s.json"; cat "$TMP/s.json"
+		v=$(json_get "$TMP/s.json" verdict)
+		for w in '"$want"'; do test "$v" = "$w" && exit 0; done; exit 1'
+done
+
+expect_success "a rejected case gets its verdict through kjudge eval (no GPU needed)" '
+	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet --backend triton level1/relu \
+		"$KJ_ROOT/examples/redteam/21_py_patch_event.py" >"$TMP/v.json"; rc=$?
+	test $rc -eq 1 && test "$(json_get "$TMP/v.json" status)" = rejected &&
+	test "$(json_get "$TMP/v.json" backend)" = triton &&
+	json_get "$TMP/v.json" reason | grep -q "monkeypatching"'
+
+expect_success "a syntax error is a compile_error naming its line" '
+	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet level1/relu \
+		"$KJ_ROOT/examples/broken/triton/syntax_error.py" >"$TMP/v.json"; rc=$?
+	test $rc -eq 1 && test "$(json_get "$TMP/v.json" status)" = compile_error &&
+	json_get "$TMP/v.json" reason | grep -q "candidate.py:7: SyntaxError"'
+
+expect_success "a static fallback is rejected under --policy strict" '
+	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet --policy strict --backend triton \
+		level1/softmax "$KJ_ROOT/examples/redteam/20_py_torch_softmax.py" >"$TMP/v.json"; rc=$?
+	test $rc -eq 1 && test "$(json_get "$TMP/v.json" status)" = rejected &&
+	json_get "$TMP/v.json" reason | grep -q "torch softmax.*policy strict"'
+
+expect_success "an honest candidate on a machine without a GPU: exit 3, 'no CUDA device'" '
+	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --backend triton level1/relu \
+		"$KJ_ROOT/examples/solutions/triton/relu.py" 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"
+	if "$KJ" calibrate --help >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then exit 0; fi
+	test $rc -eq 3 && grep -q "no CUDA device" "$TMP/e"'
+
+expect_success "kjudge prompt --backend triton gives the exact signature and the rules" '
+	"$KJ" prompt --backend triton level1/softmax >"$TMP/p.txt" &&
+	grep -qF "def softmax(x, y, B: int, D: int) -> None:" "$TMP/p.txt" &&
+	grep -qF "# x: torch.float32 [B, D], input (read only)" "$TMP/p.txt" &&
+	grep -q "fallback" "$TMP/p.txt" && grep -q "monkeypatching" "$TMP/p.txt"'
+
+expect_success "kjudge prompt --backend kernelbench lists the params in binding order" '
+	"$KJ" prompt --backend kernelbench level1/linear >"$TMP/p.txt" &&
+	grep -qF "class ModelNew(nn.Module):" "$TMP/p.txt" &&
+	grep -qF "# parameter 0: w torch.float32 [OUT, IN]" "$TMP/p.txt" &&
+	grep -qF "# parameter 1: b torch.float32 [OUT]" "$TMP/p.txt" &&
+	grep -qF "def forward(self, x):" "$TMP/p.txt"'
+
+expect_success "a .py file selects the triton backend; --help names the new backends" '
+	"$KJ" eval --help | grep -q "triton" && "$KJ" prompt --help | grep -q kernelbench &&
+	KJ_PYTHON=/nonexistent/python3 "$KJ" eval level1/relu "$KJ_ROOT/examples/solutions/triton/relu.py" \
+		2>"$TMP/e"; grep -q "python3 not found" "$TMP/e"'
+
+expect_success "kjudge run --backend triton without a GPU: exit 2, naming the backend" '
+	printf "{\"task\": \"level1/relu\", \"path\": \"%s\"}\n" "$KJ_ROOT/examples/solutions/triton/relu.py" \
+		>"$TMP/s.jsonl"
+	(cd "$TMP" && "$KJ" run --backend triton s.jsonl) 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"
+	if nvidia-smi -L >/dev/null 2>&1; then exit 0; fi
+	test $rc -eq 2 && grep -q "the triton backend needs a CUDA device" "$TMP/e"'
+
+done_testing

@@ -1,0 +1,140 @@
+/*
+ * The Python worker (python/kjudge_pyworker.py) against the judge's own
+ * client, without a GPU: it says HELLO with the protocol's version, answers
+ * NOPs, refuses the CPU track (a LOAD without cuda, a host arena: the memfd
+ * is closed, the worker lives on), refuses a CALL before a LOAD, reports a
+ * missing torch as an environment error (kjudge-env:) rather than a verdict,
+ * and ends on a malformed request.  Needs python3 on PATH (or $KJ_PYTHON);
+ * the script is found from the repository root ($KJ_ROOT, default ".").
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kjudge/sandbox.h"
+#include "sandbox/wire.h"
+#include "tap.h"
+
+static char python[PATH_MAX], script[PATH_MAX + 64], scratch[256];
+static const char abi[] = "{\"entry\":\"relu\",\"syms\":[\"N\"],\"args\":[{\"name\":\"x\",\"dtype\":\"f32\","
+			  "\"shape\":[\"N\"],\"kind\":\"input\"},{\"name\":\"y\",\"dtype\":\"f32\",\"shape\":"
+			  "[\"N\"],\"kind\":\"output\"}]}";
+
+static int find_python(void)
+{
+	const char *e = getenv("KJ_PYTHON"), *path = getenv("PATH");
+	if (e && *e && strchr(e, '/')) {
+		snprintf(python, sizeof(python), "%s", e);
+		return access(python, X_OK);
+	}
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		snprintf(python, sizeof(python), "%.*s/%s", (int)n, path, e && *e ? e : "python3");
+		if (access(python, X_OK) == 0)
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	return -1;
+}
+
+static int start(struct kj_worker *w, int cuda, struct kj_err *err)
+{
+	static const char *argv[12];
+	struct kj_worker_opts o;
+	argv[0] = python;
+	argv[1] = "-I";
+	argv[2] = script;
+	argv[3] = "--backend";
+	argv[4] = "triton";
+	argv[5] = "--abi";
+	argv[6] = abi;
+	argv[7] = "--cache";
+	argv[8] = scratch;
+	argv[9] = NULL;
+	memset(&o, 0, sizeof(o));
+	o.worker_path = python;
+	o.argv = argv;
+	o.scratch_dir = scratch;
+	o.cuda = cuda;
+	o.cpu_limit_s = 120;
+	return kj_worker_start(w, &o, err);
+}
+
+int main(void)
+{
+	struct kj_worker w;
+	struct kj_err err;
+	struct kj_call_result res;
+	const char *root = getenv("KJ_ROOT");
+	uint64_t off[2] = { 0, 256 };
+	int64_t dims[1] = { 4 };
+	int rc;
+	char cwd[PATH_MAX];
+	/* absolute: the worker runs in its scratch folder */
+	snprintf(script, sizeof(script), "%s/python/kjudge_pyworker.py",
+		 root && *root ? root : getcwd(cwd, sizeof(cwd)) ? cwd : ".");
+	snprintf(scratch, sizeof(scratch), "%s/kjpyw-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		 (int)getpid());
+	if (find_python() || access(script, R_OK)) {
+		printf("1..0 # SKIP no python3 or no %s\n", script);
+		return 0;
+	}
+	kj_err_init(&err);
+
+	if (!is_int(start(&w, 0, &err), 0, "the Python worker starts and its HELLO carries version %d",
+		    KJ_WIRE_VERSION)) {
+		printf("#   %s\n#   log: %s\n", err.msg, w.log.buf ? w.log.buf : "");
+		return done_testing();
+	}
+	rc = kj_worker_nop(&w, 10, &res, &err);
+	ok(rc == 0 && res.status == KJ_CALL_OK, "NOP is answered OK");
+	ok(res.gpu_ns == -1 && res.devsync_ns == -1, "a NOP reports no GPU times");
+	rc = kj_worker_call(&w, off, 2, dims, 1, 10, &res, &err);
+	ok(rc == 0 && res.status == KJ_CALL_ERROR, "a CALL before any LOAD is an ERROR");
+	like(res.msg, "no candidate is loaded", "  and says so");
+	rc = kj_worker_load(&w, "/nonexistent/cand.py", "relu", 2, 1, 10, &res, &err);
+	ok(rc == 0 && res.status == KJ_CALL_ERROR, "a LOAD without cuda is refused");
+	like(res.msg, "only on the CUDA track", "  the Python worker runs only on the CUDA track");
+	rc = kj_worker_arena(&w, 4096, &err);
+	ok(rc != 0, "a host (memfd) arena is refused");
+	like(err.msg, "CUDA track", "  naming the CUDA track");
+	rc = kj_worker_nop(&w, 10, &res, &err);
+	ok(rc == 0 && res.status == KJ_CALL_OK && !w.dead, "the worker lives on after its refusals");
+	rc = kj_worker_load(&w, "/nonexistent/cand.py", "relu", 3, 1, 10, &res, &err);
+	ok(rc == 0 && res.status == KJ_CALL_ERROR, "a LOAD whose counts differ from the ABI is refused");
+	kj_worker_stop(&w);
+
+	/* with cuda: the interpreter here may have no torch; then LOAD names it */
+	if (!is_int(start(&w, 1, &err), 0, "a CUDA-track Python worker starts")) {
+		printf("#   %s\n", err.msg);
+		return done_testing();
+	}
+	rc = kj_worker_load(&w, "/nonexistent/cand.py", "relu", 2, 1, 120, &res, &err);
+	ok(rc == 0 && (res.status == KJ_CALL_ERROR || res.status == KJ_CALL_OK),
+	   "a CUDA LOAD is answered (status %s: %s)", kj_call_status_name(res.status), res.msg);
+	if (strstr(res.msg, "kjudge-env:"))
+		like(res.msg, "cannot import torch", "  without torch: an environment error, not a verdict");
+	else
+		ok(strstr(res.msg, "cannot read") || strstr(res.msg, "CUDA") || res.status == KJ_CALL_OK,
+		   "  with torch: the missing file or the missing device is named");
+	kj_worker_stop(&w);
+
+	/* a malformed request ends the worker with status 3 */
+	if (start(&w, 0, &err) == 0) {
+		unsigned char junk[12] = { (unsigned char)KJ_WIRE_NOP, 0, 0, 0, 7, 0, 0, 0, 1, 2, 3, 4 };
+		int st = 0;
+		ok(send(w.sock, junk, sizeof(junk), 0) == (ssize_t)sizeof(junk), "a NOP of the wrong size is sent");
+		int got = waitpid(w.pid, &st, 0) == w.pid && WIFEXITED(st) && WEXITSTATUS(st) == 3;
+		ok(got, "the worker exits with status 3 on a malformed request (wait status %d)", st);
+		w.pid = 0;
+		w.dead = 1;
+		kj_worker_stop(&w);
+	}
+	rmdir(scratch);
+	return done_testing();
+}
