@@ -180,4 +180,172 @@ struct kj_store_counts {
 int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c,
 			struct kj_err *err);
 
+/* ==== job queue (kjudge serve; src/store/queue.c) ==========================
+ *
+ * A persistent queue of judging jobs, and the bearer tokens that submit them.
+ * The signatures use no SQLite type so that another store (PostgreSQL) can
+ * implement the same functions; docs/api.md gives the same semantics.
+ *
+ * States: queued -> running -> done | failed; queued -> cancelled.
+ *  - kj_queue_submit() adds a queued job (or finds the one its idempotency
+ *    key names).
+ *  - kj_queue_claim() takes the oldest queued job (lowest id) of a backend:
+ *    running, attempts + 1, owner set, lease_until = now + lease_s.
+ *  - The owner renews the lease (kj_queue_heartbeat) while it judges and ends
+ *    the job with kj_queue_complete() (done, with the verdict; or failed, with
+ *    an error).  Both check that the job is still running under that owner.
+ *  - A running job whose lease has passed belongs to a server that died:
+ *    kj_queue_requeue_stale() puts it back to queued (its attempts stay
+ *    counted, so the next claim makes attempts 2), or fails it once it has
+ *    used max_attempts claims.  kj_queue_release() hands a job back at once
+ *    (a server stopping before it could finish).
+ *  - Only a queued job can be cancelled.
+ * Every function is one transaction.  Unlike the functions above, the queue
+ * functions take no lock of the kj_db: a kj_db used for them must not be
+ * used by two threads at once (kjudge serve opens one per thread; SQLite
+ * serialises the writers of separate connections).
+ * Times are unix seconds (double) given by the caller.
+ */
+typedef enum kj_job_state {
+	KJ_JOB_QUEUED = 0,
+	KJ_JOB_RUNNING,
+	KJ_JOB_DONE,
+	KJ_JOB_FAILED,
+	KJ_JOB_CANCELLED,
+	KJ_JOB_STATE_COUNT
+} kj_job_state;
+
+/* "queued", "running"...; kj_job_state_from_name returns 0 or -1. */
+const char *kj_job_state_name(kj_job_state s);
+int kj_job_state_from_name(const char *s, kj_job_state *out);
+
+/* A job as read back.  kj_job_init() zeroes; the get/claim/list functions
+ * fill it, allocating source and verdict; kj_job_release() frees them. */
+struct kj_job {
+	int64_t id;
+	kj_job_state state;
+	char task[256];
+	char backend[8];
+	char sha256[65];
+	char model[256];
+	int sample;            /* -1: not given (the candidate's sample is the id) */
+	int round;
+	int64_t token_id;      /* 0: submitted without a token */
+	char idem_key[256];    /* '' when none */
+	char request_sha256[65];
+	int attempts;          /* claims so far */
+	char owner[128];       /* the server that holds (or last held) it */
+	double lease_until;    /* 0 when not running */
+	int64_t candidate_id;  /* 0 until judged */
+	char status[32];       /* the verdict's status when done, else '' */
+	char error[512];       /* why it failed, else '' */
+	double created, started, finished; /* 0: not yet */
+	char *source;          /* owned */
+	size_t source_len;
+	char *verdict;         /* kjudge.verdict/1 text when done, else NULL; owned */
+};
+void kj_job_init(struct kj_job *j);
+void kj_job_release(struct kj_job *j);
+
+/* A new job for kj_queue_submit (strings may be NULL where noted). */
+struct kj_job_new {
+	const char *task, *backend;   /* required */
+	const char *source;           /* required; source_len bytes */
+	size_t source_len;
+	const char *model;            /* NULL: '' */
+	int sample;                   /* -1: not given */
+	int round;
+	int64_t token_id;             /* 0: none */
+	const char *idem_key;         /* NULL or '': no idempotency */
+	const char *request_sha256;   /* identity of the request body, for the key */
+	int quota;                    /* the token's limit on queued + running jobs; 0: none */
+	double now;
+};
+
+enum kj_submit_result {
+	KJ_SUBMIT_CREATED = 0,  /* a new queued job */
+	KJ_SUBMIT_REPLAYED,     /* the key names a job with the same request_sha256 */
+	KJ_SUBMIT_CONFLICT,     /* the key names a job with another request */
+	KJ_SUBMIT_OVER_QUOTA,   /* the token has quota jobs queued or running */
+};
+/* Adds a job, or finds the one (token_id, idem_key) names.  *id is the job
+ * (created or replayed; for CONFLICT the existing one; 0 for OVER_QUOTA);
+ * *result says which.  Returns 0, KJ_E_USAGE (a required field missing) or
+ * KJ_E_IO. */
+int kj_queue_submit(kj_db *s, const struct kj_job_new *n, int64_t *id,
+		    enum kj_submit_result *result, struct kj_err *err);
+
+/* The job with this id into *j (kj_job_release first if it holds one);
+ * KJ_E_NOTFOUND ("no job N") when there is none. */
+int kj_queue_get(kj_db *s, int64_t id, struct kj_job *j, struct kj_err *err);
+
+/* Claims the oldest queued job of backend for owner (see above).  *got is 1
+ * with *j filled, or 0 when nothing is queued.  Returns 0 or KJ_E_IO. */
+int kj_queue_claim(kj_db *s, const char *backend, const char *owner, double now,
+		   double lease_s, struct kj_job *j, int *got, struct kj_err *err);
+
+/* Extends the lease of running job id held by owner to now + lease_s.
+ * Returns 0, or KJ_E_NOTFOUND when the job is not running under owner (it
+ * was requeued: the caller no longer holds it). */
+int kj_queue_heartbeat(kj_db *s, int64_t id, const char *owner, double now, double lease_s,
+		       struct kj_err *err);
+
+/* Ends running job id held by owner: state KJ_JOB_DONE with candidate_id,
+ * status and the verdict JSON text, or KJ_JOB_FAILED with error (status and
+ * verdict may be NULL).  Returns 0, KJ_E_NOTFOUND when the job is not
+ * running under owner (nothing written), KJ_E_USAGE for another state. */
+int kj_queue_complete(kj_db *s, int64_t id, const char *owner, kj_job_state state,
+		      int64_t candidate_id, const char *status, const char *verdict,
+		      const char *error, double now, struct kj_err *err);
+
+/* Puts running job id held by owner back to queued (lease cleared, attempts
+ * kept).  Returns 0 or KJ_E_NOTFOUND as kj_queue_heartbeat. */
+int kj_queue_release(kj_db *s, int64_t id, const char *owner, struct kj_err *err);
+
+/* Requeues every running job whose lease_until is before now; one that has
+ * already used max_attempts claims (> 0) is failed instead ("abandoned after
+ * N attempts").  *requeued and *failed (may be NULL) get the counts. */
+int kj_queue_requeue_stale(kj_db *s, double now, int max_attempts, int *requeued,
+			   int *failed, struct kj_err *err);
+
+/* Cancels job id: a queued job becomes cancelled (finished = now).  token_id
+ * > 0 restricts it to that token's jobs (another token's job is "not found").
+ * *state gets the job's state afterwards (cancelled, or the state that
+ * prevented it).  Returns 0 (look at *state), KJ_E_NOTFOUND or KJ_E_IO. */
+int kj_queue_cancel(kj_db *s, int64_t id, int64_t token_id, double now, kj_job_state *state,
+		    struct kj_err *err);
+
+/* Jobs by id, for listings: state < 0 any state; token_id 0 any token; ids
+ * above after_id; at most limit (<= 0: 100).  fn gets each job (source and
+ * verdict not loaded: NULL), valid during the call; returning non-zero stops
+ * and is returned.  Returns 0, fn's value or KJ_E_IO. */
+int kj_queue_list(kj_db *s, int state, int64_t token_id, int64_t after_id, int limit,
+		  int (*fn)(void *ctx, const struct kj_job *j), void *ctx, struct kj_err *err);
+
+/* Jobs per state; token_id > 0 counts only that token's.  n[KJ_JOB_STATE_COUNT]. */
+int kj_queue_counts(kj_db *s, int64_t token_id, int64_t n[KJ_JOB_STATE_COUNT],
+		    struct kj_err *err);
+
+/* Bearer tokens.  A token is stored as the sha256 (hex) of its text; the
+ * text itself is never stored. */
+struct kj_token {
+	int64_t id;
+	char name[128];
+	char sha256[65];
+	int quota; /* 0: no limit */
+	char created[40];
+};
+/* Adds token name (unique) with hash sha256_hex.  Returns 0 with *id (may be
+ * NULL), KJ_E_USAGE (the name or the hash exists, an empty name) or KJ_E_IO. */
+int kj_token_add(kj_db *s, const char *name, const char *sha256_hex, int quota, int64_t *id,
+		 struct kj_err *err);
+/* The token with this hash into *t; KJ_E_NOTFOUND when none. */
+int kj_token_find(kj_db *s, const char *sha256_hex, struct kj_token *t, struct kj_err *err);
+/* Removes token name; KJ_E_NOTFOUND when none.  Its jobs stay. */
+int kj_token_remove(kj_db *s, const char *name, struct kj_err *err);
+/* Every token, by id, into *v (malloc'd, caller frees) and *n. */
+int kj_token_list(kj_db *s, struct kj_token **v, int *n, struct kj_err *err);
+
+/* ==== end of job queue ==================================================== */
+
 #endif

@@ -168,3 +168,80 @@ CREATE TABLE judgements (
 	finished      TEXT
 );
 CREATE INDEX judgements_candidate ON judgements(candidate_id);
+
+-- migrate: 2
+
+-- The job queue of `kjudge serve` (docs/api.md, include/kjudge/store.h).
+-- Bearer tokens of the service: only the sha256 of a token is kept.  quota is
+-- the most jobs a token may have queued or running at once (0: no limit).
+CREATE TABLE api_tokens (
+	id       INTEGER PRIMARY KEY,
+	name     TEXT NOT NULL UNIQUE,
+	sha256   TEXT NOT NULL UNIQUE,
+	quota    INTEGER NOT NULL DEFAULT 0,
+	created  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+
+-- One accepted request to judge a candidate.  state moves queued -> running
+-- -> done | failed, or queued -> cancelled; a running job whose lease_until
+-- (unix seconds) has passed belonged to a server that died and goes back to
+-- queued.  attempts counts the claims, so a job judged again after a crash
+-- says so.  (token_id, idem_key) is unique: a retried POST with the same
+-- idempotency key returns the same job; request_sha256 tells a replay from a
+-- different request under the same key.  token_id 0: no token.  sample NULL:
+-- the candidate's sample is the job id.  Times are unix seconds.
+CREATE TABLE jobs (
+	id              INTEGER PRIMARY KEY,
+	state           TEXT NOT NULL DEFAULT 'queued'
+	                CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+	task            TEXT NOT NULL,
+	backend         TEXT NOT NULL,
+	source          TEXT NOT NULL,
+	sha256          TEXT NOT NULL,
+	model           TEXT NOT NULL DEFAULT '',
+	sample          INTEGER,
+	round           INTEGER NOT NULL DEFAULT 0,
+	token_id        INTEGER NOT NULL DEFAULT 0,
+	idem_key        TEXT,
+	request_sha256  TEXT NOT NULL DEFAULT '',
+	attempts        INTEGER NOT NULL DEFAULT 0,
+	owner           TEXT NOT NULL DEFAULT '',
+	lease_until     REAL,
+	candidate_id    INTEGER REFERENCES candidates(id),
+	status          TEXT NOT NULL DEFAULT '',
+	verdict         TEXT,
+	error           TEXT NOT NULL DEFAULT '',
+	created         REAL NOT NULL,
+	started         REAL,
+	finished        REAL,
+	UNIQUE (token_id, idem_key)
+);
+CREATE INDEX jobs_state ON jobs(state, id);
+CREATE INDEX jobs_token_state ON jobs(token_id, state);
+
+-- migrate: 3
+
+-- The cluster queue of a run (docs/cluster.md): one job per distinct source
+-- among the run's pending candidates, taken by `kjudge worker` processes.
+-- Only a PostgreSQL store uses it (src/store/cluster.c; schema_pg.sql has the
+-- same step 3 with PostgreSQL types); it exists here so that both backends
+-- have the same tables at the same version.  lease_until: unix seconds here,
+-- a timestamptz there.
+CREATE TABLE run_jobs (
+	id            INTEGER PRIMARY KEY,
+	run_id        INTEGER NOT NULL REFERENCES runs(id),
+	candidate_id  INTEGER NOT NULL UNIQUE REFERENCES candidates(id),
+	backend       TEXT NOT NULL,
+	state         TEXT NOT NULL DEFAULT 'queued'
+	              CHECK (state IN ('queued', 'running', 'done', 'failed')),
+	attempts      INTEGER NOT NULL DEFAULT 0,
+	owner         TEXT NOT NULL DEFAULT '',
+	lease_until   REAL,
+	error         TEXT NOT NULL DEFAULT '',
+	created       TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+	started       TEXT,
+	finished      TEXT
+);
+CREATE INDEX run_jobs_open ON run_jobs(backend, id) WHERE state IN ('queued', 'running');
+CREATE INDEX run_jobs_run ON run_jobs(run_id, state);
+CREATE INDEX candidates_run_sha ON candidates(run_id, sha256);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "kjudge/store.h"
+#include "store/pg.h"
+#include "store/rules.h"
 #include "store/schema.h"
 
 #ifndef KJ_VERSION_STRING
@@ -18,51 +20,16 @@
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 struct kj_db {
-	sqlite3 *db;
+	sqlite3 *db;        /* NULL when the store is PostgreSQL */
+	struct kj_pg *pg;   /* the PostgreSQL backend (src/store/pg.c), else NULL */
 	pthread_mutex_t mu;
 	int outer; /* inside kj_store_begin() */
 };
 
-struct step {
-	int n;
-	const char *sql;
-	size_t len;
-};
-
-#define MAX_STEPS 64
-
-/* Splits the embedded schema at its `-- migrate: N` lines. */
-static int schema_steps(struct step *st, int cap)
-{
-	static const char mark[] = "-- migrate: ";
-	const char *p = kj_store_schema_sql;
-	int n = 0;
-	while (p && *p) {
-		const char *eol = strchr(p, '\n');
-		const char *next = eol ? eol + 1 : p + strlen(p);
-		if (!strncmp(p, mark, sizeof(mark) - 1)) {
-			if (n == cap)
-				return -1;
-			st[n].n = atoi(p + sizeof(mark) - 1);
-			st[n].sql = next;
-			if (n)
-				st[n - 1].len = (size_t)(p - st[n - 1].sql);
-			n++;
-		}
-		p = next;
-	}
-	if (n)
-		st[n - 1].len = strlen(st[n - 1].sql);
-	for (int i = 0; i < n; i++)
-		if (st[i].n != i + 1)
-			return -1;
-	return n;
-}
-
 int kj_store_schema_latest(void)
 {
-	struct step st[MAX_STEPS];
-	int n = schema_steps(st, MAX_STEPS);
+	struct kj_schema_step st[KJ_SCHEMA_MAX_STEPS];
+	int n = kj_schema_steps(kj_store_schema_sql, st, KJ_SCHEMA_MAX_STEPS);
 	assert(n > 0);
 	return n;
 }
@@ -169,8 +136,8 @@ static int user_version(sqlite3 *db, int *v, struct kj_err *err)
 
 static int migrate(sqlite3 *db, const char *path, struct kj_err *err)
 {
-	struct step st[MAX_STEPS];
-	int n = schema_steps(st, MAX_STEPS), have, rc;
+	struct kj_schema_step st[KJ_SCHEMA_MAX_STEPS];
+	int n = kj_schema_steps(kj_store_schema_sql, st, KJ_SCHEMA_MAX_STEPS), have, rc;
 	if (n <= 0)
 		return kj_err_set(err, KJ_E_INTERNAL, "store: the embedded schema has no valid migration steps");
 	if ((rc = user_version(db, &have, err)))
@@ -220,6 +187,19 @@ int kj_store_open(const char *path, kj_db **out, struct kj_err *err)
 	sqlite3_stmt *st;
 	int rc;
 	*out = NULL;
+	if (kj_pg_is_url(path)) {
+		struct kj_pg *pg;
+		if ((rc = kj_pg_open(path, &pg, err)))
+			return rc;
+		if (!(s = calloc(1, sizeof(*s)))) {
+			kj_pg_close(pg);
+			return kj_err_set(err, KJ_E_NOMEM, "store: out of memory");
+		}
+		s->pg = pg;
+		pthread_mutex_init(&s->mu, NULL);
+		*out = s;
+		return 0;
+	}
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
 			    NULL) != SQLITE_OK) {
 		rc = kj_err_set(err, KJ_E_IO, "cannot open the store '%s': %s", path,
@@ -262,6 +242,12 @@ void kj_store_close(kj_db *s)
 {
 	if (!s)
 		return;
+	if (s->pg) {
+		kj_pg_close(s->pg);
+		pthread_mutex_destroy(&s->mu);
+		free(s);
+		return;
+	}
 	if (!sqlite3_get_autocommit(s->db))
 		exec(s->db, "ROLLBACK", NULL);
 	sqlite3_close(s->db);
@@ -274,11 +260,23 @@ struct sqlite3 *kj_store_sqlite(kj_db *s)
 	return s->db;
 }
 
+struct kj_pg *kj_store_pg(kj_db *s)
+{
+	return s ? s->pg : NULL;
+}
+
+const char *kj_store_backend(kj_db *s)
+{
+	return s->pg ? "postgresql" : "sqlite";
+}
+
 #define LOCK(s) pthread_mutex_lock(&(s)->mu)
 #define UNLOCK(s) pthread_mutex_unlock(&(s)->mu)
 
 int kj_store_schema_version(kj_db *s, struct kj_err *err)
 {
+	if (s->pg)
+		return kj_pg_schema_version(s->pg, err);
 	int v = 0, rc;
 	LOCK(s);
 	rc = user_version(s->db, &v, err);
@@ -288,6 +286,8 @@ int kj_store_schema_version(kj_db *s, struct kj_err *err)
 
 int kj_store_begin(kj_db *s, struct kj_err *err)
 {
+	if (s->pg)
+		return kj_pg_begin(s->pg, err);
 	int rc;
 	LOCK(s);
 	if (s->outer) {
@@ -318,11 +318,15 @@ static int end_outer(kj_db *s, const char *sql, struct kj_err *err)
 
 int kj_store_commit(kj_db *s, struct kj_err *err)
 {
+	if (s->pg)
+		return kj_pg_commit(s->pg, err);
 	return end_outer(s, "COMMIT", err);
 }
 
 int kj_store_rollback(kj_db *s, struct kj_err *err)
 {
+	if (s->pg)
+		return kj_pg_rollback(s->pg, err);
 	return end_outer(s, "ROLLBACK", err);
 }
 
@@ -353,6 +357,8 @@ static int run_find(kj_db *s, const char *name, int64_t *run_id, char *backend, 
 int kj_store_run_find(kj_db *s, const char *name, int64_t *run_id, struct kj_err *err)
 {
 	int rc;
+	if (s->pg)
+		return kj_pg_run_find(s->pg, name, run_id, err);
 	LOCK(s);
 	rc = run_find(s, name, run_id, NULL, 0, err);
 	UNLOCK(s);
@@ -370,6 +376,8 @@ int kj_store_run_get_or_create(kj_db *s, const char *name, const char *backend,
 		return kj_err_set(err, KJ_E_USAGE, "store: a run needs a name");
 	if (!backend || (strcmp(backend, "cpu") && strcmp(backend, "cuda")))
 		return kj_err_set(err, KJ_E_USAGE, "store: unknown backend '%s'", backend ? backend : "");
+	if (s->pg)
+		return kj_pg_run_get_or_create(s->pg, name, backend, spec, settings, run_id, err);
 	LOCK(s);
 	if ((rc = tx_begin(s, err)))
 		goto out;
@@ -418,6 +426,8 @@ int kj_store_put_task(kj_db *s, const kj_task *t, const char *kt_sha256, struct 
 {
 	sqlite3_stmt *st;
 	int rc;
+	if (s->pg)
+		return kj_pg_put_task(s->pg, t, kt_sha256, err);
 	LOCK(s);
 	rc = prep(s->db,
 		  "INSERT INTO tasks (id, level, category, about, sha256, dtype) "
@@ -517,6 +527,8 @@ int kj_store_add_candidate(kj_db *s, const struct kj_store_candidate *c, int64_t
 		snprintf(sha, sizeof(sha), "%s", c->sha256);
 	else
 		kj_sha256_hex(c->source ? c->source : "", c->source ? c->source_len : 0, sha);
+	if (s->pg)
+		return kj_pg_add_candidate(s->pg, c, sha, id, created, err);
 	LOCK(s);
 	if (!(rc = tx_begin(s, err))) {
 		rc = add_candidate(s, c, sha, id, created, err);
@@ -535,6 +547,8 @@ int kj_store_link_parents(kj_db *s, int64_t run_id, int *linked, struct kj_err *
 {
 	sqlite3_stmt *st;
 	int rc;
+	if (s->pg)
+		return kj_pg_link_parents(s->pg, run_id, linked, err);
 	LOCK(s);
 	rc = prep(s->db,
 		  "UPDATE candidates AS c SET parent_id = (SELECT p.id FROM candidates p WHERE "
@@ -561,6 +575,8 @@ int kj_store_pending(kj_db *s, int64_t run_id,
 {
 	sqlite3_stmt *st;
 	int rc, r;
+	if (s->pg)
+		return kj_pg_pending(s->pg, run_id, fn, ctx, err);
 	LOCK(s);
 	rc = prep(s->db,
 		  "SELECT id, task, sha256, source, model, method, path, sample, round FROM candidates c "
@@ -602,6 +618,8 @@ int kj_store_device_upsert(kj_db *s, const char *uuid, const char *name, const c
 	int rc;
 	if (!uuid || !*uuid)
 		return kj_err_set(err, KJ_E_USAGE, "store: a device needs a uuid");
+	if (s->pg)
+		return kj_pg_device_upsert(s->pg, uuid, name, arch, info, id, err);
 	LOCK(s);
 	if ((rc = tx_begin(s, err)))
 		goto out;
@@ -648,6 +666,11 @@ int kj_store_calibration_add(kj_db *s, int64_t device_id, const kj_calib *c, str
 	json_decref(r);
 	if (!rates)
 		return kj_err_set(err, KJ_E_NOMEM, "store: out of memory");
+	if (s->pg) {
+		rc = kj_pg_calibration_add(s->pg, device_id, rates, c->copy_gbs, err);
+		free(rates);
+		return rc;
+	}
 	LOCK(s);
 	rc = prep(s->db, "INSERT INTO calibrations (device_id, copy_gbs, rates) VALUES (?1, ?2, ?3)", &st,
 		  err);
@@ -669,11 +692,35 @@ static double rate(json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : 0;
 }
 
+/* The rates JSON of a calibrations row into c. */
+static void calib_rates(kj_calib *c, const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	c->fp64_tflops = rate(o, "fp64");
+	c->fp32_tflops = rate(o, "fp32");
+	c->tf32_tflops = rate(o, "tf32");
+	c->fp16_tflops = rate(o, "fp16");
+	c->bf16_tflops = rate(o, "bf16");
+	c->int8_tops = rate(o, "int8");
+	c->fp8_tflops = rate(o, "fp8");
+	c->seconds = rate(o, "seconds");
+	json_decref(o);
+}
+
 int kj_store_calibration_latest(kj_db *s, int64_t device_id, kj_calib *c, struct kj_err *err)
 {
 	sqlite3_stmt *st;
 	int rc, r;
 	memset(c, 0, sizeof(*c));
+	if (s->pg) {
+		char *rates = NULL;
+		rc = kj_pg_calibration_latest(s->pg, device_id, &c->copy_gbs, &rates, c->uuid,
+					      sizeof(c->uuid), c->name, sizeof(c->name), err);
+		if (!rc)
+			calib_rates(c, rates);
+		free(rates);
+		return rc;
+	}
 	LOCK(s);
 	rc = prep(s->db,
 		  "SELECT c.copy_gbs, c.rates, d.uuid, d.name FROM calibrations c JOIN devices d ON "
@@ -684,19 +731,10 @@ int kj_store_calibration_latest(kj_db *s, int64_t device_id, kj_calib *c, struct
 	sqlite3_bind_int64(st, 1, device_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		json_t *o = json_loads(col_str(st, 1), 0, NULL);
 		c->copy_gbs = sqlite3_column_double(st, 0);
 		snprintf(c->uuid, sizeof(c->uuid), "%s", col_str(st, 2));
 		snprintf(c->name, sizeof(c->name), "%s", col_str(st, 3));
-		c->fp64_tflops = rate(o, "fp64");
-		c->fp32_tflops = rate(o, "fp32");
-		c->tf32_tflops = rate(o, "tf32");
-		c->fp16_tflops = rate(o, "fp16");
-		c->bf16_tflops = rate(o, "bf16");
-		c->int8_tops = rate(o, "int8");
-		c->fp8_tflops = rate(o, "fp8");
-		c->seconds = rate(o, "seconds");
-		json_decref(o);
+		calib_rates(c, col_str(st, 1));
 	} else if (r == SQLITE_DONE) {
 		rc = kj_err_set(err, KJ_E_NOTFOUND, "store: device %lld has no calibration",
 				(long long)device_id);
@@ -716,6 +754,8 @@ int kj_store_judgement_begin(kj_db *s, int64_t candidate_id, int64_t device_id, 
 {
 	sqlite3_stmt *st;
 	int rc;
+	if (s->pg)
+		return kj_pg_judgement_begin(s->pg, candidate_id, device_id, id, err);
 	LOCK(s);
 	rc = prep(s->db, "INSERT INTO judgements (candidate_id, device_id, pid) VALUES (?1, ?2, ?3)", &st,
 		  err);
@@ -871,12 +911,8 @@ static int put_verdict(kj_db *s, int64_t cid, const kj_verdict *v, const kj_task
 	int has, rc;
 	if ((rc = cand_state(s, cid, &run_id, &has, NULL, 0, NULL, 0, err)))
 		return rc;
-	if (has)
-		return kj_err_set(err, KJ_E_USAGE, "store: candidate %lld already has a verdict",
-				  (long long)cid);
-	if (o && o->run_id > 0 && o->run_id != run_id)
-		return kj_err_set(err, KJ_E_USAGE, "store: candidate %lld is not in run %lld",
-				  (long long)cid, (long long)o->run_id);
+	if ((rc = kj_store_check_put(cid, run_id, has, o, err)))
+		return rc;
 	kj_flags_str(v->flags, flags, sizeof(flags));
 	if ((rc = prep(s->db,
 		       "INSERT INTO verdicts (candidate_id, run_id, task, sha256, backend, device_id, "
@@ -927,6 +963,11 @@ int kj_store_put_verdict(kj_db *s, int64_t candidate_id, const kj_verdict *v,
 			return kj_err_set(err, KJ_E_NOMEM, "store: cannot render the verdict JSON");
 		json = own;
 	}
+	if (s->pg) {
+		rc = kj_pg_put_verdict(s->pg, candidate_id, v, t, json, o, err);
+		free(own);
+		return rc;
+	}
 	LOCK(s);
 	if (!(rc = tx_begin(s, err))) {
 		rc = put_verdict(s, candidate_id, v, t, json, o, err);
@@ -947,6 +988,9 @@ int kj_store_find_verdict_by_sha(kj_db *s, const char *sha256, const char *task,
 	sqlite3_stmt *st;
 	int rc, r;
 	*candidate_id = 0;
+	if (s->pg)
+		return kj_pg_find_verdict_by_sha(s->pg, sha256, task, backend, device_id, cache_key,
+						 candidate_id, err);
 	LOCK(s);
 	rc = prep(s->db,
 		  "SELECT candidate_id FROM verdicts WHERE sha256 = ?1 AND task = ?2 AND backend = ?3 "
@@ -995,16 +1039,8 @@ static int copy_verdict(kj_db *s, int64_t from, int64_t to, struct kj_err *err)
 	if ((rc = cand_state(s, from, &frun, &fhas, ftask, sizeof(ftask), fsha, sizeof(fsha), err)) ||
 	    (rc = cand_state(s, to, &trun, &thas, ttask, sizeof(ttask), tsha, sizeof(tsha), err)))
 		return rc;
-	if (!fhas)
-		return kj_err_set(err, KJ_E_USAGE, "store: candidate %lld has no verdict to copy",
-				  (long long)from);
-	if (thas)
-		return kj_err_set(err, KJ_E_USAGE, "store: candidate %lld already has a verdict",
-				  (long long)to);
-	if (strcmp(ftask, ttask) || strcmp(fsha, tsha))
-		return kj_err_set(err, KJ_E_USAGE,
-				  "store: candidates %lld and %lld differ in task or source: no reuse",
-				  (long long)from, (long long)to);
+	if ((rc = kj_store_check_copy(from, fhas, ftask, fsha, to, thas, ttask, tsha, err)))
+		return rc;
 	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]) && !rc; i++) {
 		sqlite3_stmt *st;
 		if ((rc = prep(s->db, sql[i], &st, err)))
@@ -1021,6 +1057,8 @@ static int copy_verdict(kj_db *s, int64_t from, int64_t to, struct kj_err *err)
 int kj_store_copy_verdict(kj_db *s, int64_t from, int64_t to, struct kj_err *err)
 {
 	int rc;
+	if (s->pg)
+		return kj_pg_copy_verdict(s->pg, from, to, err);
 	LOCK(s);
 	if (!(rc = tx_begin(s, err))) {
 		rc = copy_verdict(s, from, to, err);
@@ -1040,6 +1078,13 @@ int kj_store_get_verdict(kj_db *s, int64_t candidate_id, char **json, kj_status 
 	int rc, r;
 	if (json)
 		*json = NULL;
+	if (s->pg) {
+		char name[32] = "";
+		rc = kj_pg_get_verdict(s->pg, candidate_id, json, name, sizeof(name), err);
+		if (!rc && status && kj_status_from_name(name, status))
+			rc = kj_err_set(err, KJ_E_INTERNAL, "store: unknown status '%s'", name);
+		return rc;
+	}
 	LOCK(s);
 	rc = prep(s->db, "SELECT json, status FROM verdicts WHERE candidate_id = ?1", &st, err);
 	if (!rc) {
@@ -1079,6 +1124,8 @@ int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c, str
 	sqlite3_stmt *st;
 	int rc, r;
 	memset(c, 0, sizeof(*c));
+	if (s->pg)
+		return kj_pg_run_counts(s->pg, run_id, c, err);
 	LOCK(s);
 	rc = prep(s->db,
 		  "SELECT v.status, count(c.id), count(v.id), count(v.reused_from) FROM candidates c "

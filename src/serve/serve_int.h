@@ -1,0 +1,85 @@
+/*
+ * Internal to src/serve: the server's state shared by the HTTP side (api.c)
+ * and the evaluation side (serve.c).
+ *
+ * Locks: `mu` guards stopping, the workers' job ids and the event counters
+ * (work_cv wakes evaluation threads on a submit, done_cv wakes long polls
+ * when a job ends); `db_mu` guards `db`, the HTTP threads' store connection;
+ * `task_mu` guards loading of the task table.  Each evaluation thread has
+ * its own store connection.  A loaded kj_task is never changed again, so
+ * threads share it without a lock.
+ */
+#ifndef KJ_SERVE_INT_H
+#define KJ_SERVE_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "kjudge/serve.h"
+#include "kjudge/store.h"
+
+struct kj_serve_task {
+	const char *id, *path;
+	kj_task *t;       /* NULL until loaded */
+	char sha256[65];  /* of the .kt file */
+	char error[512];  /* a load that failed, else '' */
+};
+
+struct kj_serve_worker {
+	struct kj_server *S;
+	int index;
+	int ordinal;        /* CUDA device */
+	kj_db *db;
+	kj_gpu *gpu;
+	int64_t device_id;
+	int64_t job_id;     /* the job being judged, 0: none (under S->mu) */
+	pthread_t th;
+	int started;
+};
+
+struct kj_server {
+	const struct kj_serve_opts *o;
+	volatile sig_atomic_t *stop;
+	const char *backend;
+	char owner[192];
+	char run_name[256];
+	int64_t run_id;
+	char cache_key[256];
+	char cache_dir[4096];
+	struct kj_eval_opts eval;
+	size_t max_body;
+	double lease_s, max_wait_s;
+	int max_attempts;
+	int loopback;
+
+	pthread_mutex_t mu;
+	pthread_cond_t work_cv, done_cv;
+	uint64_t done_seq;
+	int stopping; /* no new jobs taken or accepted */
+	int closing;  /* the HTTP side is closing: long polls answer now */
+
+	pthread_mutex_t db_mu;
+	kj_db *db;
+
+	pthread_mutex_t task_mu;
+	struct kj_serve_task *tasks;
+	int ntasks;
+
+	struct kj_serve_worker *workers;
+	int nworkers;
+};
+
+double kj_serve_now(void);
+void kj_serve_log(struct kj_server *S, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The task named id (loading it on first use); NULL with a message in err
+ * (KJ_E_NOTFOUND: not one of the served tasks). */
+struct kj_serve_task *kj_serve_task_get(struct kj_server *S, const char *id, struct kj_err *err);
+
+/* The HTTP side: starts libmicrohttpd on addr; returns the daemon (opaque)
+ * and the bound port, or NULL with err set.  kj_serve_http_stop stops it. */
+struct sockaddr_storage;
+void *kj_serve_http_start(struct kj_server *S, const struct sockaddr_storage *addr, int *port,
+			  struct kj_err *err);
+void kj_serve_http_stop(void *daemon);
+
+#endif
