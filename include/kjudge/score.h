@@ -172,7 +172,37 @@ typedef struct kj_score_summary {
 	double attribution_category, attribution_model; /* deviance explained */
 	double *speedups;                     /* of correct candidates, for histograms */
 	size_t n_speedups;
+	/* set by the caller (kjudge report --weights), NULL otherwise; owned by
+	   the summary: kj_score_summary_release frees it and its source */
+	struct kj_score_weighted *weighted;
 } kj_score_summary;
+
+/* ---- importance weights of a trace-driven suite (docs/suites.md) ---------- */
+
+struct kj_score_weights {
+	char **task;   /* task names (the last component of a task id) */
+	double *w;     /* their weights, >= 0 */
+	size_t n;
+	char *source;  /* where they came from (a manifest path) */
+};
+void kj_score_weights_release(struct kj_score_weights *w);
+
+/* The run's figures with each (model, task) item weighted by its task's
+ * importance weight instead of equally. */
+struct kj_score_weighted {
+	char *source;
+	int items, tasks_weighted, tasks_unweighted; /* tasks of the run with / without a weight */
+	double coverage;    /* suite weight of the tasks the run judged / the suite's total */
+	double s_agg;       /* sum_i W_i S_i / sum_i W_i over items; NAN without T_sol */
+	double fast_p[KJ_SCORE_NP];
+	double correct_rate;   /* item weight of first-round correct samples */
+	double speedup_geomean; /* exp(sum W log s / sum W) over correct candidates */
+};
+
+/* Computes the weighted figures of r (candidates whose task has no weight are
+ * left out and counted in tasks_unweighted).  Returns 0 or KJ_E_NOMEM. */
+int kj_score_weigh(const kj_score_run *r, const struct kj_score_weights *w,
+		   struct kj_score_weighted *out, struct kj_err *err);
 
 /* Computes every figure of r.  Returns 0 or KJ_E_NOMEM. */
 int kj_score_summarise(const kj_score_run *r, kj_score_summary *s, struct kj_err *err);

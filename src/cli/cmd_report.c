@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "kjudge/cluster.h"
 #include "kjudge/report.h"
 #include "kjudge/score.h"
+#include "kjudge/trace.h"
 
 /* The store of RUN: --db, else RUN.sqlite in the current folder (as `kjudge
  * run` names it). */
@@ -33,10 +36,47 @@ static int emit(const char *cmd, const char *text, const char *path)
 	return KJ_EXIT_OK;
 }
 
+/* A run of a PostgreSQL store is copied into a temporary SQLite store first
+ * (kj_store_export_sqlite), so that one report code reads both backends. */
+static int load_pg(const char *cmd, const char *db, const char *run, kj_score_run **r)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4096], side[4200];
+	struct kj_err err;
+	kj_db *s = NULL;
+	int fd, rc;
+	kj_err_init(&err);
+	snprintf(path, sizeof(path), "%s/kjudge-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if ((fd = mkstemp(path)) < 0) {
+		fprintf(stderr, "kjudge %s: cannot create a temporary file in %s\n", cmd,
+			tmp && *tmp ? tmp : "/tmp");
+		return KJ_EXIT_FAIL;
+	}
+	close(fd);
+	rc = kj_store_open(db, &s, &err);
+	if (!rc)
+		rc = kj_store_export_sqlite(s, run, path, &err);
+	kj_store_close(s);
+	if (!rc)
+		rc = kj_score_load(path, run, r, &err);
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	if (rc) {
+		fprintf(stderr, "kjudge %s: %s\n", cmd, err.msg);
+		return KJ_EXIT_FAIL;
+	}
+	return KJ_EXIT_OK;
+}
+
 static int load(const char *cmd, const char *db, const char *run, kj_score_run **r)
 {
 	char buf[4096];
 	struct kj_err err;
+	if (db && kj_store_is_url(db))
+		return load_pg(cmd, db, run, r);
 	kj_err_init(&err);
 	if (kj_score_load(db_of(db, run, buf, sizeof(buf)), run, r, &err)) {
 		fprintf(stderr, "kjudge %s: %s\n", cmd, err.msg);
@@ -49,8 +89,9 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option lo[] = { { "db", 1, 0, 'd' },     { "format", 1, 0, 'f' },
 					    { "output", 1, 0, 'o' }, { "help", 0, 0, 'h' },
-					    { 0, 0, 0, 0 } };
-	const char *db = NULL, *outp = NULL;
+					    { "weights", 1, 0, 'w' }, { 0, 0, 0, 0 } };
+	const char *db = NULL, *outp = NULL, *weights = NULL;
+	struct kj_score_weighted *wt = NULL;
 	enum kj_report_format fmt = KJ_REPORT_MD;
 	kj_score_run *r;
 	kj_score_summary s;
@@ -63,16 +104,21 @@ int cmd_report(int argc, char **argv)
 			db = optarg;
 		else if (c == 'o')
 			outp = optarg;
+		else if (c == 'w')
+			weights = optarg;
 		else if (c == 'f') {
 			if (kj_report_format_parse(optarg, &fmt))
 				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html)", optarg);
 		} else if (c == 'h') {
-			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html] [-o FILE]\n\n"
+			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
+			     "                         [--weights MANIFEST]\n\n"
 			     "Scores run RUN of a results store (default RUN.sqlite): rates, fast_p,\n"
 			     "fast_p@k, fast_p@N, speedups, SOL/IOU/MFU, S_agg, fallback rate, error\n"
 			     "classes, fix vs optimise, code metrics and attribution, for the whole run\n"
 			     "and per level, category, dtype and model (docs/scores.md).  html is one\n"
-			     "self-contained page with SVG charts.");
+			     "self-contained page with SVG charts.  --weights MANIFEST (a suite.json of\n"
+			     "`kjudge trace import`, or its folder) adds the figures with each task weighted\n"
+			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).");
 			return KJ_EXIT_OK;
 		} else {
 			return kj_cli_usage_error("report", "unknown option");
@@ -85,7 +131,34 @@ int cmd_report(int argc, char **argv)
 	if ((rc = load("report", db, argv[optind], &r)))
 		return rc;
 	kj_err_init(&err);
-	if (kj_score_summarise(r, &s, &err) || kj_report_render(r, &s, fmt, &text, &err)) {
+	if (weights) {
+		struct kj_score_weights w;
+		if (kj_suite_weights_load(weights, &w, &err)) {
+			fprintf(stderr, "kjudge report: %s\n", err.msg);
+			kj_score_run_free(r);
+			return KJ_EXIT_FAIL;
+		}
+		wt = malloc(sizeof(*wt));
+		rc = !wt ? KJ_E_NOMEM : kj_score_weigh(r, &w, wt, &err);
+		kj_score_weights_release(&w);
+		if (rc) {
+			fprintf(stderr, "kjudge report: %s\n", wt ? err.msg : "out of memory");
+			free(wt);
+			kj_score_run_free(r);
+			return KJ_EXIT_FAIL;
+		}
+	}
+	if (kj_score_summarise(r, &s, &err)) {
+		fprintf(stderr, "kjudge report: %s\n", err.msg);
+		if (wt)
+			free(wt->source);
+		free(wt);
+		kj_score_summary_release(&s);
+		kj_score_run_free(r);
+		return KJ_EXIT_FAIL;
+	}
+	s.weighted = wt; /* released with the summary */
+	if (kj_report_render(r, &s, fmt, &text, &err)) {
 		fprintf(stderr, "kjudge report: %s\n", err.msg);
 		kj_score_summary_release(&s);
 		kj_score_run_free(r);

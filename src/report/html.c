@@ -405,7 +405,23 @@ int kjr_render_html(const kj_score_run *r, const kj_score_summary *s, struct kjr
 	kjr_printf(b, "; %d candidates, %d pending.</p>\n<h2>Headline</h2>\n", s->all.candidates, s->pending);
 	table_head(b, "run");
 	table_row(b, r->name, &s->all);
-	kjr_puts(b, "</table>\n<h2>Charts</h2>\n<div class=\"charts\">\n");
+	kjr_puts(b, "</table>\n");
+	if (s->weighted) {
+		const struct kj_score_weighted *w = s->weighted;
+		char wt[4][32];
+		kjr_puts(b, "<h2>Weighted by importance</h2>\n<p>Each task weighs its share of the "
+			 "trace's GPU time, from ");
+		kjr_html(b, w->source ? w->source : "");
+		kjr_printf(b, ".</p>\n<table><tr><th>tasks weighted</th><th>without a weight</th>"
+			   "<th>suite covered</th><th>fast_1</th><th>correct</th><th>geomean speedup</th>"
+			   "<th>S_agg</th></tr>\n<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td>"
+			   "<td>%s</td><td>%s</td>",
+			   w->tasks_weighted, w->tasks_unweighted, kjr_pct(wt[0], 32, w->coverage),
+			   kjr_fmt(wt[1], 32, w->fast_p[3], 3), kjr_pct(wt[2], 32, w->correct_rate),
+			   kjr_fmt(wt[3], 32, w->speedup_geomean, 3));
+		kjr_printf(b, "<td>%s</td></tr>\n</table>\n", kjr_fmt(wt[0], 32, w->s_agg, 3));
+	}
+	kjr_puts(b, "<h2>Charts</h2>\n<div class=\"charts\">\n");
 	chart_fast_p(b, s);
 	chart_curve(b, "fast_p@k", "samples k", s->max_k, s->fast_p_at_k, 1,
 		    "Unbiased estimate of the chance that one of k samples is correct and fast.");

@@ -183,6 +183,20 @@ json_t *kjr_report_json(const kj_score_run *r, const kj_score_summary *s)
 	json_object_set_new(at, "model", num(s->attribution_model));
 	json_object_set_new(o, "attribution", at);
 	json_object_set_new(o, "roofs", roofs(r));
+	if (s->weighted) { /* kjudge report --weights: importance-weighted figures */
+		const struct kj_score_weighted *w = s->weighted;
+		json_t *wo = json_object();
+		json_object_set_new(wo, "source", text(w->source));
+		json_object_set_new(wo, "items", json_integer(w->items));
+		json_object_set_new(wo, "tasks_weighted", json_integer(w->tasks_weighted));
+		json_object_set_new(wo, "tasks_unweighted", json_integer(w->tasks_unweighted));
+		json_object_set_new(wo, "coverage", num(w->coverage));
+		json_object_set_new(wo, "s_agg", num(w->s_agg));
+		json_object_set_new(wo, "fast_p", fast_p_obj(w->fast_p));
+		json_object_set_new(wo, "correct_rate", num(w->correct_rate));
+		json_object_set_new(wo, "speedup_geomean", num(w->speedup_geomean));
+		json_object_set_new(o, "weighted", wo);
+	}
 	return o;
 }
 

@@ -75,6 +75,23 @@ int kjr_render_md(const kj_score_run *r, const kj_score_summary *s, struct kjr_b
 	group_table(b, "By category", "category", s->by_category, s->n_category);
 	group_table(b, "By dtype", "dtype", s->by_dtype, s->n_dtype);
 	group_table(b, "By model", "model", s->by_model, s->n_model);
+	if (s->weighted) {
+		const struct kj_score_weighted *w = s->weighted;
+		kjr_printf(b, "\n## Weighted by importance (%s)\n\nEach task weighs its share of the "
+			   "trace's GPU time (docs/suites.md).\n\n| tasks weighted | tasks without a weight "
+			   "| suite covered |", w->source ? w->source : "");
+		for (int p = 0; p < KJ_SCORE_NP; p++)
+			kjr_printf(b, " fast_%s |", kj_score_p_key[p]);
+		kjr_puts(b, " correct | geomean speedup | S_agg |\n|---:|---:|---:|");
+		for (int p = 0; p < KJ_SCORE_NP + 3; p++)
+			kjr_puts(b, "---:|");
+		kjr_printf(b, "\n| %d | %d | %s |", w->tasks_weighted, w->tasks_unweighted,
+			   kjr_pct(t[0], 32, w->coverage));
+		for (int p = 0; p < KJ_SCORE_NP; p++)
+			kjr_printf(b, " %s |", kjr_fmt(t[0], 32, w->fast_p[p], 3));
+		kjr_printf(b, " %s | %s | %s |\n", kjr_pct(t[0], 32, w->correct_rate),
+			   kjr_fmt(t[1], 32, w->speedup_geomean, 3), kjr_fmt(t[2], 32, w->s_agg, 3));
+	}
 	curve_table(b, "fast_p@k (samples at the first round)", "k", s->max_k, s->fast_p_at_k, 1);
 	curve_table(b, "fast_p@N (refinement rounds)", "round", s->n_rounds, s->fast_p_at_n, 0);
 	kjr_puts(b, "\n## Error classes\n\n| status | count |\n|---|---:|\n");

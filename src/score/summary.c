@@ -546,6 +546,10 @@ void kj_score_summary_release(kj_score_summary *s)
 	counts_free(s->status, s->n_status);
 	counts_free(s->stage, s->n_stage);
 	free(s->speedups);
+	if (s->weighted) {
+		free(s->weighted->source);
+		free(s->weighted);
+	}
 	memset(s, 0, sizeof(*s));
 }
 
