@@ -10,6 +10,6 @@ input  target: i64[B] ~ randint(0, C)
 output loss: f32[]
 loss = cross_entropy(logits, target, reduction="mean")
 check B=1 C=2; B=3 C=1000; B=17 C=4097; B=5 C=3
-bench B=65536 C=8192 weight=0.6; B=16384 C=32000 weight=0.4
+bench B=131072 C=8192 weight=0.6; B=65536 C=32000 weight=0.4
 bench cpu B=256 C=4096 weight=1
 tol atol=1e-5 rtol=1e-5

@@ -8,5 +8,5 @@ input  x: bf16[B, D] ~ normal
 output y: bf16[B, D]
 y = gelu(x)
 check B=1 D=1; B=3 D=1000; B=17 D=4097; B=5 D=31
-bench B=16384 D=65536 weight=0.7; B=4096 D=131071 weight=0.3
+bench B=16384 D=65536 weight=0.7; B=8192 D=131071 weight=0.3
 bench cpu B=256 D=4096 weight=1

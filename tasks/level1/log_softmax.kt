@@ -6,5 +6,5 @@ input  x: f32[B, D] ~ normal
 output y: f32[B, D]
 y = log_softmax(x, dim=-1)
 check B=1 D=1; B=3 D=1000; B=17 D=4097; B=2 D=131
-bench B=4096 D=65536 weight=0.7; B=256 D=262144 weight=0.3
+bench B=8192 D=65536 weight=0.7; B=2048 D=262144 weight=0.3
 bench cpu B=64 D=4096 weight=0.7; B=1024 D=257 weight=0.3

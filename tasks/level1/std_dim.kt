@@ -8,5 +8,5 @@ input  x: f32[B, N] ~ normal(0.5, 2.0)
 output y: f32[B]
 y = std(x, dim=-1, correction=1)
 check B=1 N=2; B=3 N=1000; B=17 N=4097; B=4 N=3
-bench B=65536 N=16384 weight=0.6; B=2048 N=262144 weight=0.4
+bench B=65536 N=16384 weight=0.6; B=4096 N=262144 weight=0.4
 bench cpu B=256 N=4096 weight=1

@@ -9,5 +9,5 @@ output y: f32[N, D]
 h = layer_norm(x, [D], weight=g, bias=b)
 y = x + silu(h)
 check N=1 D=1; N=3 D=1000; N=17 D=4097; N=5 D=33
-bench N=65536 D=4096 weight=0.6; N=16384 D=8192 weight=0.4
+bench N=65536 D=4096 weight=0.6; N=32768 D=8192 weight=0.4
 bench cpu N=256 D=4096 weight=1

@@ -1,0 +1,13 @@
+# The minimum over the CO channels of a 3x3 convolution, then tanh twice.
+task conv2d_min_tanh_tanh
+level 2
+category Fusion
+about "Conv2d 3x3, min over channels (keepdim), tanh, tanh (KernelBench L2 #25_Conv2d_Min_Tanh_Tanh)"
+input  x: f32[N, CI, H, W] ~ normal
+param  w: f32[CO, CI, 3, 3] ~ kaiming
+param  b: f32[CO] ~ uniform(-0.1, 0.1)
+output y: f32[N, 1, H-2, W-2]
+y = tanh(tanh(min(conv2d(x, w, b), dim=1, keepdim=True)))
+check N=1 CI=1 CO=2 H=3 W=3; N=2 CI=3 CO=5 H=7 W=9; N=1 CI=4 CO=3 H=17 W=13; N=3 CI=2 CO=7 H=33 W=5
+bench N=128 CI=32 CO=64 H=128 W=128 weight=0.5; N=16 CI=64 CO=128 H=256 W=256 weight=0.5
+bench cpu N=2 CI=8 CO=16 H=32 W=32 weight=1

@@ -1,0 +1,14 @@
+# Mish(x) = x * tanh(softplus(x)); then + 0.5, hardtanh(-1, 1), * 2.0.
+task convtranspose2d_mish_add_hardtanh_scaling
+level 2
+category Fusion
+about "ConvTranspose2d 3x3 stride 2, Mish, add 0.5, HardTanh [-1, 1], scale by 2 (KernelBench L2 #16_ConvTranspose2d_Mish_Add_Hardtanh_Scaling)"
+input  x: f32[N, CI, H, W] ~ normal
+param  w: f32[CI, CO, 3, 3] ~ kaiming
+param  b: f32[CO] ~ uniform(-0.1, 0.1)
+output y: f32[N, CO, 2*H, 2*W]
+h = conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)
+y = hardtanh(h * tanh(softplus(h)) + 0.5, min_val=-1.0, max_val=1.0) * 2.0
+check N=1 CI=1 CO=1 H=1 W=1; N=2 CI=3 CO=5 H=4 W=5; N=1 CI=4 CO=3 H=9 W=7; N=3 CI=2 CO=7 H=17 W=3
+bench N=64 CI=64 CO=32 H=128 W=128 weight=0.5; N=16 CI=128 CO=64 H=128 W=128 weight=0.5
+bench cpu N=2 CI=8 CO=4 H=16 W=16 weight=1

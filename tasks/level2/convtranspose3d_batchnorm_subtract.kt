@@ -1,0 +1,17 @@
+# BatchNorm3d in training mode (statistics over N, D, H, W; eps 1e-5) cancels
+# a conv bias, and subtracting each (sample, channel) volume's own mean
+# cancels the BatchNorm's shift: the transposed conv has no bias and the
+# BatchNorm only a weight.
+task convtranspose3d_batchnorm_subtract
+level 2
+category Fusion
+about "ConvTranspose3d 3x3x3 stride 2, BatchNorm3d with batch statistics (affine), subtract the spatial mean (KernelBench L2 #15_ConvTranspose3d_BatchNorm_Subtract)"
+input  x: f32[N, CI, D, H, W] ~ normal
+param  w: f32[CI, CO, 3, 3, 3] ~ kaiming
+param  g: f32[CO] ~ uniform(0.5, 1.5)
+output y: f32[N, CO, 2*D, 2*H, 2*W]
+h = batch_norm(conv_transpose3d(x, w, stride=2, padding=1, output_padding=1), weight=g, training=True)
+y = h - reshape(mean(reshape(h, [N, CO, -1]), dim=2), [N, CO, 1, 1, 1])
+check N=1 CI=1 CO=1 D=1 H=1 W=1; N=2 CI=3 CO=5 D=3 H=4 W=5; N=1 CI=2 CO=3 D=5 H=3 W=7; N=2 CI=4 CO=2 D=2 H=9 W=3
+bench N=32 CI=32 CO=32 D=16 H=32 W=32 weight=0.5; N=8 CI=64 CO=32 D=16 H=64 W=64 weight=0.5
+bench cpu N=1 CI=4 CO=4 D=4 H=8 W=8 weight=1

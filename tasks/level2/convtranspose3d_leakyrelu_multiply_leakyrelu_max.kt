@@ -1,0 +1,15 @@
+# leaky_relu(leaky_relu(conv_transpose, 0.2) * m[CO, 1, 1, 1], 0.2), 2x2x2 max pool.
+task convtranspose3d_leakyrelu_multiply_leakyrelu_max
+level 2
+category Fusion
+about "ConvTranspose3d 3x3x3 stride 2, LeakyReLU(0.2), per-channel multiply, LeakyReLU(0.2), MaxPool3d(2) (KernelBench L2 #74_ConvTranspose3d_LeakyReLU_Multiply_LeakyReLU_Max)"
+input  x: f32[N, CI, D, H, W] ~ normal
+param  w: f32[CI, CO, 3, 3, 3] ~ kaiming
+param  b: f32[CO] ~ uniform(-0.1, 0.1)
+param  m: f32[CO, 1, 1, 1] ~ uniform(0.5, 1.5)
+output y: f32[N, CO, D, H, W]
+h = leaky_relu(conv_transpose3d(x, w, b, stride=2, padding=1, output_padding=1), negative_slope=0.2) * m
+y = max_pool3d(leaky_relu(h, negative_slope=0.2), 2)
+check N=1 CI=1 CO=1 D=1 H=1 W=1; N=2 CI=3 CO=5 D=3 H=4 W=5; N=1 CI=2 CO=3 D=5 H=3 W=7; N=2 CI=4 CO=2 D=2 H=9 W=3
+bench N=32 CI=32 CO=32 D=16 H=32 W=32 weight=0.5; N=8 CI=64 CO=32 D=16 H=64 W=64 weight=0.5
+bench cpu N=1 CI=4 CO=4 D=4 H=8 W=8 weight=1

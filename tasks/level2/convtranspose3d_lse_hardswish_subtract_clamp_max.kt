@@ -1,0 +1,18 @@
+# l = logsumexp_c(conv_transpose) (keepdim); KernelBench's "hardswish" is
+# l * sigmoid(l + 3) / 6; minus bias[CO, 1, 1, 1] broadcasts back to CO
+# channels; clamp(-1, 1); max over channels (keepdim).
+task convtranspose3d_lse_hardswish_subtract_clamp_max
+level 2
+category Fusion
+about "ConvTranspose3d 3x3x3 stride 2, logsumexp over channels, x * sigmoid(x + 3) / 6, subtract a per-channel bias, clamp [-1, 1], max over channels (KernelBench L2 #58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp_Max)"
+input  x: f32[N, CI, D, H, W] ~ normal
+param  w: f32[CI, CO, 3, 3, 3] ~ kaiming
+param  b: f32[CO] ~ uniform(-0.1, 0.1)
+param  bias: f32[CO, 1, 1, 1] ~ uniform(-0.5, 0.5)
+output y: f32[N, 1, 2*D, 2*H, 2*W]
+l = logsumexp(conv_transpose3d(x, w, b, stride=2, padding=1, output_padding=1), dim=1, keepdim=True)
+h = l * sigmoid(l + 3.0) / 6.0 - bias
+y = max(clamp(h, min=-1.0, max=1.0), dim=1, keepdim=True)
+check N=1 CI=1 CO=1 D=1 H=1 W=1; N=2 CI=3 CO=5 D=3 H=4 W=5; N=1 CI=2 CO=3 D=5 H=3 W=7; N=2 CI=4 CO=2 D=2 H=9 W=3
+bench N=32 CI=32 CO=32 D=16 H=32 W=32 weight=0.5; N=8 CI=64 CO=32 D=16 H=64 W=64 weight=0.5
+bench cpu N=1 CI=4 CO=4 D=4 H=8 W=8 weight=1

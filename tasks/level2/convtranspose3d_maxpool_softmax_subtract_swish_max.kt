@@ -1,0 +1,15 @@
+# Result [N, D, H, W]: the channel max of swish(softmax_c(pooled) - s[c]).
+task convtranspose3d_maxpool_softmax_subtract_swish_max
+level 2
+category Fusion
+about "ConvTranspose3d 3x3x3 stride 2, MaxPool3d(2), softmax over channels, subtract a per-channel vector, Swish, max over channels (KernelBench L2 #89_ConvTranspose3d_MaxPool_Softmax_Subtract_Swish_Max)"
+input  x: f32[N, CI, D, H, W] ~ normal
+param  w: f32[CI, CO, 3, 3, 3] ~ kaiming
+param  b: f32[CO] ~ uniform(-0.1, 0.1)
+param  s: f32[CO] ~ uniform(-0.5, 0.5)
+output y: f32[N, D, H, W]
+p = softmax(max_pool3d(conv_transpose3d(x, w, b, stride=2, padding=1, output_padding=1), 2), dim=1) - reshape(s, [1, CO, 1, 1, 1])
+y = max(silu(p), dim=1)
+check N=1 CI=1 CO=2 D=1 H=1 W=1; N=2 CI=3 CO=5 D=3 H=4 W=5; N=1 CI=2 CO=3 D=5 H=3 W=7; N=2 CI=4 CO=7 D=2 H=9 W=3
+bench N=64 CI=32 CO=32 D=16 H=32 W=32 weight=0.5; N=8 CI=64 CO=32 D=16 H=64 W=64 weight=0.5
+bench cpu N=1 CI=4 CO=4 D=4 H=8 W=8 weight=1

@@ -1,0 +1,15 @@
+# c = conv_transpose(x); y = ((c + bias) + c) * c + c.
+task convtranspose3d_sum_residualadd_multiply_residualadd
+level 2
+category Fusion
+about "ConvTranspose3d 3x3x3 stride 2, add a per-channel bias, add the conv output, multiply by it, add it again (KernelBench L2 #20_ConvTranspose3d_Sum_ResidualAdd_Multiply_ResidualAdd)"
+input  x: f32[N, CI, D, H, W] ~ normal
+param  w: f32[CI, CO, 3, 3, 3] ~ kaiming
+param  b: f32[CO] ~ uniform(-0.1, 0.1)
+param  bias: f32[CO, 1, 1, 1] ~ uniform(-0.1, 0.1)
+output y: f32[N, CO, 2*D, 2*H, 2*W]
+c = conv_transpose3d(x, w, b, stride=2, padding=1, output_padding=1)
+y = ((c + bias) + c) * c + c
+check N=1 CI=1 CO=1 D=1 H=1 W=1; N=2 CI=3 CO=5 D=3 H=4 W=5; N=1 CI=2 CO=3 D=5 H=3 W=7; N=2 CI=4 CO=2 D=2 H=9 W=3
+bench N=32 CI=32 CO=32 D=16 H=32 W=32 weight=0.5; N=8 CI=64 CO=32 D=16 H=64 W=64 weight=0.5
+bench cpu N=1 CI=4 CO=4 D=4 H=8 W=8 weight=1
