@@ -16,10 +16,10 @@ WARN    += -Werror
 endif
 SAN     ?=
 KJ_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -fPIC $(WARN) -Iinclude -Isrc $(SAN) $(CFLAGS)
-LDLIBS  := -ljansson -lffi -lelf -lcrypto -lsqlite3 -lseccomp -ldl -lm -lpthread
+LDLIBS  := -lmicrohttpd -lcurl -ljansson -lffi -lelf -lcrypto -lsqlite3 -lpq -lseccomp -lz -ldl -lm -lpthread
 LDFLAGS += $(SAN)
 
-LIB_DIRS := src/core src/task src/ops src/ops/cpu src/judge src/sandbox src/store src/score src/report src/llm
+LIB_DIRS := src/core src/task src/ops src/ops/cpu src/judge src/sandbox src/store src/score src/report src/llm src/serve src/trace
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 
@@ -36,7 +36,7 @@ NVFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -gencode arch=compute_90a,code=sm_90a
 ifneq ($(NVCC),)
 KJ_CFLAGS += -DKJ_HAVE_CUDA=1
 KJ_CFLAGS += -I$(CUDA_HOME)/include
-LDLIBS  += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart -lstdc++
+LDLIBS  += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudnn -lcudart -lstdc++
 NVFLAGS += $(if $(findstring address,$(SAN)),,)
 LIB_OBJ += $(CU_OBJ)
 endif
@@ -51,7 +51,7 @@ GPU_BIN  := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 GPU_SH   := $(sort $(wildcard tests/gpu/t*.sh))
 CLI_TESTS := $(sort $(wildcard tests/cli/t*.sh))
 
-.PHONY: all test test-unit test-cli test-gpu asan fuzz fuzz-build clean
+.PHONY: all test test-unit test-cli test-gpu asan fuzz fuzz-build clean device-bundle
 all: $(BUILD)/kjudge $(BUILD)/kjudge-worker
 
 $(BUILD)/obj/%.o: %.c
@@ -68,6 +68,7 @@ $(BUILD)/obj/%.o: %.cu
 
 # the store's schema is embedded in schema.o
 $(BUILD)/obj/src/store/schema.o: src/store/schema.sql
+$(BUILD)/obj/src/store/schema_pg.o: src/store/schema_pg.sql
 
 $(BUILD)/libkjudge.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -82,6 +83,7 @@ $(BUILD)/kjudge-worker: $(WRK_OBJ) $(BUILD)/libkjudge.a
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
 	@mkdir -p $(dir $@)
 	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkjudge.a $(LDLIBS)
+$(addprefix $(BUILD)/tests/test_ops_,a b c d): tests/unit/ops_testlib.h
 
 # GPU tests link the shared library, so that the GPU machine gets one copy of
 # the device code (the fatbin is most of the size) and small test programs.
@@ -92,6 +94,17 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c tests/unit/tap.h $(BUILD)/libkjudge.so
 	@mkdir -p $(dir $@)
 	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< -L$(BUILD) -lkjudge \
 	  -Wl,-rpath,'$$ORIGIN/../..' $(LDLIBS)
+
+# A compact copy for the GPU machine, whose transfers are capped (64 MiB):
+# kjudge linked against libkjudge.so (one copy of the device code), debug info
+# stripped.  Carry $(BUILD)/device and set KJ_BUILD to it there.
+DEV := $(BUILD)/device
+device-bundle: all $(BUILD)/libkjudge.so $(GPU_BIN)
+	rm -rf $(DEV) && mkdir -p $(DEV)/tests/gpu
+	$(CC) $(LDFLAGS) -o $(DEV)/kjudge $(CLI_OBJ) -L$(BUILD) -lkjudge -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
+	cp $(BUILD)/kjudge-worker $(BUILD)/libkjudge.so $(DEV)/
+	cp $(GPU_BIN) $(DEV)/tests/gpu/
+	strip --strip-debug $(DEV)/kjudge $(DEV)/kjudge-worker $(DEV)/libkjudge.so $(DEV)/tests/gpu/*
 
 # GPU tests: every test says it skips when there is no GPU (or no CUDA build).
 test-gpu: all $(GPU_BIN)

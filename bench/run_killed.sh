@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A resumability drill on a realistic batch: every CUDA (or CPU) case file --
 # honest, broken and red-team -- under two fake models and two refinement
-# rounds (each copy a distinct source), judged by `kjudge run`, killed with
+# rounds (each copy a distinct source; MODELS="m1 m2 m3" for three), judged by `kjudge run`, killed with
 # SIGKILL twice at random points and resumed until complete; then the report.
 #
 #   bench/run_killed.sh [--backend cuda|cpu] [--kill-after S] [-- extra run options]
@@ -12,6 +12,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KJ=${KJ:-$ROOT/build/kjudge}
+MODELS=${MODELS:-m1 m2}
 backend=cuda
 kill_after=35
 extra=()
@@ -35,7 +36,7 @@ for f in "$ROOT"/examples/solutions/$backend/*.$ext "$ROOT"/examples/broken/$bac
 	task=$(head -n1 "$f" | sed -n 's/.*task=\([^ ]*\).*/\1/p')
 	base=$(basename "$f" ".$ext")
 	k=$((k + 1)) # one sample index per file: several files may target one task
-	for model in m1 m2; do
+	for model in $MODELS; do
 		for round in 0 1; do
 			src=$W/src/$model/$base.$round.$ext
 			mkdir -p "$(dirname "$src")"

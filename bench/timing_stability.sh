@@ -6,7 +6,7 @@
 #    and their spread (max - min) / median.  The eager baseline is cached per
 #    (task, shape, GPU), so its stability is measured apart: B runs (default 3)
 #    of `kjudge baseline TASK --json`, spread of the medians.
-# 2. Nsight Compute as an outside clock: `ncu` over `kjudge eval --no-perf
+# 2. Nsight Compute as an outside clock: `ncu` over `KJUDGE_PROFILE=1 kjudge eval --no-perf
 #    --seeds 1` for the relu candidate (clocks not locked, caches flushed
 #    before each kernel as kjudge flushes the L2); the kernel durations of the
 #    worker's bench-shape launches against kjudge's perf ms for those shapes.
@@ -59,7 +59,7 @@ elif [ ! -f "$relu" ]; then
 	NCU_NOTE="relu.cu not present: skipped"
 else
 	NCU_CSV="$WORK/raw/ncu_relu.csv"
-	timeout "$NCU_TIMEOUT" ncu --target-processes all --clock-control none --metrics gpu__time_duration.sum \
+	KJUDGE_PROFILE=1 timeout "$NCU_TIMEOUT" ncu --target-processes all --clock-control none --metrics gpu__time_duration.sum \
 		-k regex:. --csv --print-units base \
 		"$KJ" eval level1/relu "$relu" --no-perf --seeds 1 --quiet >"$NCU_CSV" 2>"$WORK/raw/ncu_relu.err"
 	rc=$?

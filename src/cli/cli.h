@@ -8,8 +8,13 @@
 #define KJ_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
+#include "kjudge/compile.h"
 #include "kjudge/err.h"
+#include "kjudge/gpu.h"
+#include "kjudge/store.h"
 #include "kjudge/task.h"
 
 enum { KJ_EXIT_OK = 0, KJ_EXIT_FAIL = 1, KJ_EXIT_USAGE = 2, KJ_EXIT_JUDGE = 3 };
@@ -31,6 +36,70 @@ void kj_cli_free_list(char **paths, int n);
 int kj_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The prompt for a Python candidate (--backend triton|kernelbench), printed
+ * to out (prompt_py.c).  Returns 0 or an error code with err set. */
+struct kj_err;
+int kj_cli_prompt_python(const kj_task *t, kj_backend be, FILE *out, struct kj_err *err);
+
+/* ---- judge options (cli_opts.c) ----
+ * getopt_long values of the judge options, above any option letter.  A
+ * command accepts those its own option table lists: KJ_CLI_JUDGE_LONGOPTS
+ * (run, serve, refine, eval) and, in eval only, --no-cache and --seed-secret. */
+enum {
+	KJ_CLI_OPT_SEEDS = 0x100,
+	KJ_CLI_OPT_NO_PERF,
+	KJ_CLI_OPT_TIMEOUT,
+	KJ_CLI_OPT_PERF_BUDGET,
+	KJ_CLI_OPT_POLICY,
+	KJ_CLI_OPT_CACHE,
+	KJ_CLI_OPT_NO_CACHE,
+	KJ_CLI_OPT_SEED_SECRET
+};
+#define KJ_CLI_JUDGE_LONGOPTS                                                                        \
+	{ "seeds", 1, 0, KJ_CLI_OPT_SEEDS }, { "no-perf", 0, 0, KJ_CLI_OPT_NO_PERF },                \
+	{ "timeout", 1, 0, KJ_CLI_OPT_TIMEOUT }, { "perf-budget", 1, 0, KJ_CLI_OPT_PERF_BUDGET },    \
+	{ "policy", 1, 0, KJ_CLI_OPT_POLICY }, { "cache", 1, 0, KJ_CLI_OPT_CACHE }
+/* Their --help wording, for each command's own column layout. */
+#define KJ_CLI_HELP_SEEDS "correctness seeds per shape (default 5)"
+#define KJ_CLI_HELP_NO_PERF "stop after correctness"
+#define KJ_CLI_HELP_TIMEOUT "watchdog per call in seconds (default 10)"
+#define KJ_CLI_HELP_PERF_BUDGET "timing budget per shape and side (default 1)"
+#define KJ_CLI_HELP_CACHE "compile cache (default $KJUDGE_CACHE or ~/.cache/kjudge)"
+#define KJ_CLI_HELP_JUDGE_BRIEF "  --seeds N, --no-perf, --timeout S, --perf-budget S, --policy flag|strict,\n"
+
+struct kj_eval_opts;
+/* Applies judge option opt (a KJ_CLI_OPT_ value) with its argument arg to o.
+ * Returns 1 when opt is a judge option and arg is valid, 0 when opt is not a
+ * judge option (o untouched), KJ_EXIT_USAGE when arg is out of range (the
+ * message, naming cmd, is on stderr).  --cache keeps arg itself in o. */
+int kj_cli_eval_option(const char *cmd, int opt, const char *arg, struct kj_eval_opts *o);
+/* $KJUDGE_SEED_SECRET, when set and o has no secret yet: hidden-seed mode. */
+void kj_cli_seed_secret_env(struct kj_eval_opts *o);
+/* A device list like 0,1: distinct numbers 0..255, at most cap of them, into
+ * gpus[0..*n).  Returns 0, or -1 when s is not such a list. */
+int kj_cli_parse_gpus(const char *s, int *gpus, int *n, int cap);
+/* kj_cli_parse_gpus for --gpus ARG: 0, or KJ_EXIT_USAGE with the message. */
+int kj_cli_gpus_option(const char *cmd, const char *arg, int *gpus, int *n, int cap);
+
+/* ---- judge setup (cli_judge.c) ---- */
+/* Seconds on the monotonic clock. */
+double kj_cli_now_s(void);
+/* The worker binary ($KJ_WORKER or BINDIR/kjudge-worker) and the candidate
+ * headers folder, into the caller's buffers. */
+void kj_cli_judge_paths(char *worker, size_t wl, char *inc, size_t il);
+/* The store path: db_arg when given, else NAME.sqlite. */
+void kj_cli_db_path(const char *db_arg, const char *name, char *out, size_t n);
+/* Records this host's CPU in the devices table (uuid cpu:HOST); its model
+ * name into name when name is not NULL.  Returns 0 with *id, or an error. */
+int kj_cli_cpu_device(kj_db *db, int64_t *id, char *name, size_t nl, struct kj_err *err);
+/* Records GPU g in the devices table, and its calibration from cache_dir
+ * when that differs from the newest recorded one.  With calibrate_cmd set, a
+ * GPU without a calibration is calibrated first (announced as `kjudge CMD:`).
+ * cal and have_cal, when not NULL, get the calibration and whether there is
+ * one.  Returns 0 with *id, or an error with err set. */
+int kj_cli_gpu_device(kj_db *db, kj_gpu *g, const char *cache_dir, const char *calibrate_cmd,
+		      int64_t *id, kj_calib *cal, int *have_cal, struct kj_err *err);
+
 int cmd_tasks(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_prompt(int argc, char **argv);
@@ -39,10 +108,14 @@ int cmd_demo(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export_pairs(int argc, char **argv);
 int cmd_lint_tasks(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_refine(int argc, char **argv);
 
 #endif

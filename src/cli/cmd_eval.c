@@ -73,15 +73,14 @@ static void print_verdict(const kj_verdict *v, const kj_task *t)
 int cmd_eval(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "backend", 1, 0, 'b' }, { "seeds", 1, 0, 's' },   { "json", 0, 0, 'j' },
-		{ "no-perf", 0, 0, 'P' }, { "timeout", 1, 0, 't' }, { "policy", 1, 0, 'p' },
-		{ "cache", 1, 0, 'c' },   { "no-cache", 0, 0, 'N' }, { "quiet", 0, 0, 'q' },
-		{ "perf-budget", 1, 0, 'B' }, { "seed-secret", 1, 0, 'S' }, { "help", 0, 0, 'h' },
+		{ "backend", 1, 0, 'b' }, { "json", 0, 0, 'j' }, { "quiet", 0, 0, 'q' },
+		{ "help", 0, 0, 'h' },    KJ_CLI_JUDGE_LONGOPTS,
+		{ "no-cache", 0, 0, KJ_CLI_OPT_NO_CACHE }, { "seed-secret", 1, 0, KJ_CLI_OPT_SEED_SECRET },
 		{ 0, 0, 0, 0 }
 	};
 	struct kj_eval_opts o;
 	int c, json = 0, quiet = 0, rc;
-	char worker[PATH_MAX + 32], inc[PATH_MAX + 32], *src, *end;
+	char worker[PATH_MAX + 32], inc[PATH_MAX + 32], *src;
 	size_t len;
 	kj_task *t;
 	kj_verdict v;
@@ -92,62 +91,29 @@ int cmd_eval(int argc, char **argv)
 		switch (c) {
 		case 'b':
 			if (kj_backend_from_name(optarg, &o.backend))
-				return kj_cli_usage_error("eval", "unknown backend '%s' (cpu or cuda)", optarg);
-			break;
-		case 's':
-			o.seeds = (int)strtol(optarg, &end, 10);
-			if (*end || o.seeds < 1 || o.seeds > 100)
-				return kj_cli_usage_error("eval", "--seeds wants 1..100, got '%s'", optarg);
+				return kj_cli_usage_error("eval", "unknown backend '%s' (cpu, cuda, triton or "
+							  "kernelbench)", optarg);
 			break;
 		case 'j':
 			json = 1;
 			break;
-		case 'P':
-			o.no_perf = 1;
-			break;
-		case 't':
-			o.call_timeout_s = strtod(optarg, &end);
-			if (*end || !(o.call_timeout_s > 0))
-				return kj_cli_usage_error("eval", "--timeout wants seconds > 0, got '%s'", optarg);
-			break;
-		case 'B':
-			o.perf_budget_s = strtod(optarg, &end);
-			if (*end || !(o.perf_budget_s > 0))
-				return kj_cli_usage_error("eval", "--perf-budget wants seconds > 0, got '%s'", optarg);
-			break;
-		case 'p':
-			if (!strcmp(optarg, "strict"))
-				o.policy = KJ_POLICY_STRICT;
-			else if (!strcmp(optarg, "flag"))
-				o.policy = KJ_POLICY_FLAG;
-			else
-				return kj_cli_usage_error("eval", "--policy is strict or flag, got '%s'", optarg);
-			break;
-		case 'c':
-			o.cache_dir = optarg;
-			break;
-		case 'N':
-			o.no_cache = 1;
-			break;
 		case 'q':
 			quiet = 1;
-			break;
-		case 'S':
-			o.base_seed = kj_seed_from_secret(optarg);
-			o.seed_hidden = 1;
 			break;
 		case 'h':
 			puts("usage: kjudge eval TASK FILE [options]\n\n"
 			     "Judges one candidate: static checks, compile (cached), call, correctness on every\n"
 			     "check and bench shape with several seeds, then timing against the eager baseline.\n\n"
-			     "  --backend cpu|cuda   track (default cpu; a .cu file selects cuda)\n"
-			     "  --seeds N            correctness seeds per shape (default 5)\n"
+			     "  --backend cpu|cuda|triton|kernelbench\n"
+			     "                       track (default cpu; a .cu file selects cuda, a .py file\n"
+			     "                       triton; kernelbench: a KernelBench ModelNew file)\n"
+			     "  --seeds N            " KJ_CLI_HELP_SEEDS "\n"
 			     "  --json               print one kjudge.verdict/1 JSON object\n"
-			     "  --no-perf            stop after correctness\n"
-			     "  --timeout S          watchdog per call in seconds (default 10)\n"
-			     "  --perf-budget S      timing budget per shape and side (default 1)\n"
+			     "  --no-perf            " KJ_CLI_HELP_NO_PERF "\n"
+			     "  --timeout S          " KJ_CLI_HELP_TIMEOUT "\n"
+			     "  --perf-budget S      " KJ_CLI_HELP_PERF_BUDGET "\n"
 			     "  --policy flag|strict library fallbacks flagged (default) or rejected\n"
-			     "  --cache DIR          compile cache (default $KJUDGE_CACHE or ~/.cache/kjudge)\n"
+			     "  --cache DIR          " KJ_CLI_HELP_CACHE "\n"
 			     "  --no-cache           always recompile\n"
 			     "  --quiet              no progress on stderr\n"
 			     "  --seed-secret S      hidden-seed mode: inputs from a seed derived from S (also\n"
@@ -155,15 +121,14 @@ int cmd_eval(int argc, char **argv)
 			     "exit status: 0 pass, 1 the candidate failed, 2 usage error, 3 the judge failed");
 			return KJ_EXIT_OK;
 		default:
-			return kj_cli_usage_error("eval", "unknown option");
+			if ((rc = kj_cli_eval_option("eval", c, optarg, &o)) != 1)
+				return rc ? rc : kj_cli_usage_error("eval", "unknown option");
+			break;
 		}
 	}
 	if (optind != argc - 2)
 		return kj_cli_usage_error("eval", "expected TASK and FILE");
-	if (!o.seed_hidden && getenv("KJUDGE_SEED_SECRET") && *getenv("KJUDGE_SEED_SECRET")) {
-		o.base_seed = kj_seed_from_secret(getenv("KJUDGE_SEED_SECRET"));
-		o.seed_hidden = 1;
-	}
+	kj_cli_seed_secret_env(&o);
 	{
 		size_t n = strlen(argv[optind + 1]);
 		int explicit_backend = 0;
@@ -171,6 +136,8 @@ int cmd_eval(int argc, char **argv)
 			explicit_backend |= !strncmp(argv[i], "--backend", 9);
 		if (!explicit_backend && n > 3 && !strcmp(argv[optind + 1] + n - 3, ".cu"))
 			o.backend = KJ_BACKEND_CUDA;
+		if (!explicit_backend && n > 3 && !strcmp(argv[optind + 1] + n - 3, ".py"))
+			o.backend = KJ_BACKEND_TRITON;
 	}
 	kj_err_init(&err);
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
@@ -222,7 +189,8 @@ int cmd_demo(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c == 'b') {
 			if (kj_backend_from_name(optarg, &be))
-				return kj_cli_usage_error("demo", "unknown backend '%s' (cpu or cuda)", optarg);
+				return kj_cli_usage_error("demo", "unknown backend '%s' (cpu, cuda, triton or "
+							  "kernelbench)", optarg);
 		} else if (c == 'k') {
 			quick = 1;
 		} else if (c == 'h') {
@@ -253,7 +221,8 @@ int cmd_demo(int argc, char **argv)
 		char **files;
 		int n;
 		snprintf(dir, sizeof(dir), "%s/examples/%s/%s", kj_cli_root(), dirs[d], kj_backend_name(be));
-		kj_cli_list_dir(dir, be == KJ_BACKEND_CPU ? ".c" : ".cu", &files, &n);
+		kj_cli_list_dir(dir, kj_backend_is_python(be) ? ".py" : be == KJ_BACKEND_CPU ? ".c" : ".cu", &files,
+				&n);
 		for (int i = 0; i < n; i++) {
 			struct kj_err err;
 			struct kj_case kc;

@@ -9,23 +9,34 @@
 #include "kjudge/lint.h"
 
 static const char lint_usage[] =
-	"usage: kjudge lint-tasks [--json] [TASK...]\n\n"
+	"usage: kjudge lint-tasks [--json] [--sizing | --only-sizing] [TASK...]\n\n"
 	"Checks that every task (or each TASK named) has outputs that depend on its\n"
 	"inputs, so that no constant candidate can pass: on every check shape and\n"
 	"`bench cpu` shape, with the fp64 oracle, each output must vary across seeds,\n"
 	"be constant along no axis, change when any one input or param is redrawn, and\n"
 	"have an RMS at least 10x its absolute tolerance.\n"
+	"  --sizing       also size every GPU bench shape from the cost rules and the\n"
+	"                 H200's calibrated rates (no GPU needed): the eager baseline's\n"
+	"                 estimated time must lie in [1, 15] ms and the judge's device\n"
+	"                 memory (task dtypes + fp64 reference + candidate copies) stay\n"
+	"                 under 40 GB\n"
+	"  --only-sizing  the sizing alone (fast), with each shape's estimate printed\n"
 	"Exit 0 when every task passes, 1 when some fail, 2 on a usage error (or an\n"
 	"unknown TASK), 3 when a task cannot be loaded or the oracle fails.";
 
 /* Lints one task file; appends its JSON object to arr.  Returns KJ_EXIT_OK,
  * KJ_EXIT_FAIL, KJ_EXIT_USAGE (no such task) or KJ_EXIT_JUDGE. */
-static int lint_one(const char *arg, int json, json_t *arr)
+#define MAX_SIZED 64
+
+static int lint_one(const char *arg, int json, int sizing, json_t *arr)
 {
 	kj_task *t;
 	kj_lint_result r;
 	struct kj_err err;
 	json_t *o, *reasons;
+	kj_sizing sz[MAX_SIZED];
+	kj_calib cal;
+	int nsz = 0;
 	kj_err_init(&err);
 	if (kj_cli_load_task(arg, &t, &err)) {
 		fprintf(stderr, "kjudge lint-tasks: %s\n", err.msg);
@@ -36,7 +47,9 @@ static int lint_one(const char *arg, int json, json_t *arr)
 		json_array_append_new(arr, o);
 		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_JUDGE;
 	}
-	if (kj_lint_task(t, NULL, &r, &err)) {
+	memset(&r, 0, sizeof(r));
+	if ((sizing != 2 && kj_lint_task(t, NULL, &r, &err)) ||
+	    (sizing && (kj_calib_h200(&cal), nsz = kj_lint_sizing(t, &cal, sz, MAX_SIZED, &r, &err)) < 0)) {
 		fprintf(stderr, "kjudge lint-tasks: %s: %s\n", t->id, err.msg);
 		o = json_object();
 		json_object_set_new(o, "task", json_string(t->id));
@@ -54,8 +67,29 @@ static int lint_one(const char *arg, int json, json_t *arr)
 	json_object_set_new(o, "ok", json_boolean(r.nreasons == 0));
 	json_object_set_new(o, "shapes", json_integer(r.nbind));
 	json_object_set_new(o, "reasons", reasons);
+	if (sizing) {
+		json_t *sa = json_array();
+		char bs[256];
+		for (int i = 0; i < nsz && i < MAX_SIZED; i++) {
+			json_t *x = json_object();
+			kj_binding_str(t, &t->binds[sz[i].bind], bs, sizeof(bs));
+			json_object_set_new(x, "shape", json_string(bs));
+			json_object_set_new(x, "est_ms", json_real(sz[i].est_ms));
+			json_object_set_new(x, "mem_gb", json_real(sz[i].mem_bytes / 1e9));
+			json_array_append_new(sa, x);
+		}
+		json_object_set_new(o, "sizing", sa);
+	}
 	json_array_append_new(arr, o);
 	if (!json) {
+		if (sizing == 2) {
+			char bs[256];
+			for (int i = 0; i < nsz && i < MAX_SIZED; i++) {
+				kj_binding_str(t, &t->binds[sz[i].bind], bs, sizeof(bs));
+				printf("   %s %s: ~%.3g ms, %.2f GB\n", t->id, bs, sz[i].est_ms,
+				       sz[i].mem_bytes / 1e9);
+			}
+		}
 		if (!r.nreasons) {
 			printf("ok %s\n", t->id);
 		} else {
@@ -72,8 +106,10 @@ static int lint_one(const char *arg, int json, json_t *arr)
 
 int cmd_lint_tasks(int argc, char **argv)
 {
-	static const struct option lo[] = { { "json", 0, 0, 'j' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
-	int json = 0, c, n = 0, passed = 0, failed = 0, errors = 0, usage = 0;
+	static const struct option lo[] = { { "json", 0, 0, 'j' },        { "sizing", 0, 0, 's' },
+					    { "only-sizing", 0, 0, 'S' }, { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
+	int json = 0, sizing = 0, c, n = 0, passed = 0, failed = 0, errors = 0, usage = 0;
 	char **paths = NULL;
 	struct kj_err err;
 	json_t *arr;
@@ -81,6 +117,10 @@ int cmd_lint_tasks(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c == 'j') {
 			json = 1;
+		} else if (c == 's') {
+			sizing = sizing ? sizing : 1;
+		} else if (c == 'S') {
+			sizing = 2;
 		} else if (c == 'h') {
 			puts(lint_usage);
 			return KJ_EXIT_OK;
@@ -102,7 +142,7 @@ int cmd_lint_tasks(int argc, char **argv)
 	}
 	arr = json_array();
 	for (int i = 0; i < (paths ? n : argc - optind); i++) {
-		int rc = lint_one(paths ? paths[i] : argv[optind + i], json, arr);
+		int rc = lint_one(paths ? paths[i] : argv[optind + i], json, sizing, arr);
 		if (rc == KJ_EXIT_OK)
 			passed++;
 		else if (rc == KJ_EXIT_FAIL)

@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "kjudge/gpu.h"
+#include "kjudge/cluster.h"
 #include "kjudge/judge.h"
 #include "kjudge/store.h"
 
@@ -45,13 +45,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- tasks ---------------------------------------------------------------- */
@@ -120,6 +113,7 @@ struct loader {
 	struct task_cache *tasks;
 	int added, existing;
 	int want_c, want_cu; /* folder trees: which extensions count */
+	int want_py;         /* .py (the triton and kernelbench backends) */
 	int skipped;
 };
 
@@ -314,7 +308,8 @@ static int load_tree(struct loader *L, const char *spec, struct kj_err *err)
 		size_t blen;
 		int sample, round;
 		if (!slash1 || last == slash1 || parse_leaf(last + 1, &sample, &round, &ext) ||
-		    !((L->want_c && !strcmp(ext, "c")) || (L->want_cu && !strcmp(ext, "cu")))) {
+		    !((L->want_c && !strcmp(ext, "c")) || (L->want_cu && !strcmp(ext, "cu")) ||
+		      (L->want_py && !strcmp(ext, "py")))) {
 			L->skipped++;
 			continue;
 		}
@@ -526,7 +521,7 @@ static void *eval_main(void *arg)
 	struct runner *r = a->r;
 	int fails = 0;
 	/* one GPU context per device for the whole run, not one per candidate */
-	if (r->base.backend == KJ_BACKEND_CUDA && kj_gpu_available() &&
+	if (kj_backend_is_gpu(r->base.backend) && kj_gpu_available() &&
 	    kj_gpu_open(a->d->ordinal, &a->d->gpu, NULL))
 		a->d->gpu = NULL;
 	pthread_mutex_lock(&r->mu);
@@ -578,7 +573,7 @@ static void fmt_dur(double s, char *buf, size_t n)
 static void progress(struct runner *r, int total, double t0, int tty, int final)
 {
 	char eta[32];
-	double el = now_s() - t0, rate = el > 0 ? 60.0 * r->done / el : 0;
+	double el = kj_cli_now_s() - t0, rate = el > 0 ? 60.0 * r->done / el : 0;
 	fmt_dur(rate > 0 ? (total - r->done) * 60.0 / rate : 0, eta, sizeof(eta));
 	if (tty) {
 		char bar[31];
@@ -597,41 +592,11 @@ static void progress(struct runner *r, int total, double t0, int tty, int final)
 
 /* ---- devices -------------------------------------------------------------- */
 
-static int cpu_device(kj_db *db, struct device *d, struct kj_err *err)
-{
-	char host[128] = "localhost", uuid[160], name[128] = "", info[96];
-	struct utsname u;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (f) {
-		char line[512];
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-				char *p = strchr(line, ':') + 1;
-				while (*p == ' ')
-					p++;
-				snprintf(name, sizeof(name), "%.*s", (int)strcspn(p, "\n"), p);
-				break;
-			}
-		fclose(f);
-	}
-	gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = 0;
-	if (uname(&u))
-		snprintf(u.machine, sizeof(u.machine), "unknown");
-	snprintf(uuid, sizeof(uuid), "cpu:%s", host);
-	snprintf(info, sizeof(info), "{\"cores\": %ld}", sysconf(_SC_NPROCESSORS_ONLN));
-	d->ordinal = 0;
-	snprintf(d->name, sizeof(d->name), "%s", name[0] ? name : u.machine);
-	return kj_store_device_upsert(db, uuid, d->name, u.machine, info, &d->id, err);
-}
-
 static int gpu_device(kj_db *db, int ordinal, const char *cache_dir, struct device *d,
 		      struct kj_err *err)
 {
 	kj_gpu *g;
 	const kj_gpu_info *gi;
-	kj_calib cal, have;
-	char info[256];
 	int rc;
 	if ((rc = kj_gpu_open(ordinal, &g, err)))
 		return rc;
@@ -639,15 +604,8 @@ static int gpu_device(kj_db *db, int ordinal, const char *cache_dir, struct devi
 	d->ordinal = ordinal;
 	snprintf(d->arch, sizeof(d->arch), "%s", gi->arch);
 	snprintf(d->name, sizeof(d->name), "%s", gi->name);
-	snprintf(info, sizeof(info),
-		 "{\"cc\": \"%d.%d\", \"mem_bytes\": %zu, \"l2_bytes\": %zu, \"sm_count\": %d}",
-		 gi->cc_major, gi->cc_minor, gi->mem_bytes, gi->l2_bytes, gi->sm_count);
-	rc = kj_store_device_upsert(db, gi->uuid, gi->name, gi->arch, info, &d->id, err);
-	/* the calibration the judge will use, recorded with the run's verdicts */
-	if (!rc && kj_calib_load(cache_dir, gi->uuid, &cal) == 0 &&
-	    (kj_store_calibration_latest(db, d->id, &have, NULL) || have.copy_gbs != cal.copy_gbs ||
-	     have.fp32_tflops != cal.fp32_tflops))
-		rc = kj_store_calibration_add(db, d->id, &cal, err);
+	/* with the calibration the judge will use, recorded with the run's verdicts */
+	rc = kj_cli_gpu_device(db, g, cache_dir, NULL, &d->id, NULL, NULL, err);
 	kj_gpu_close(g);
 	return rc;
 }
@@ -699,24 +657,29 @@ static int collect_pending(void *ctx, const struct kj_store_cand *c)
 static void usage(void)
 {
 	puts("usage: kjudge run SPEC [options]\n\n"
-	     "Judges a batch of candidates into a SQLite store (docs/store.md), resumably:\n"
+	     "Judges a batch of candidates into a SQLite or PostgreSQL store (docs/store.md,\n"
+	     "docs/cluster.md), resumably:\n"
 	     "kill it at any point and run the same command again to go on.\n\n"
 	     "SPEC is a JSONL file, one candidate a line:\n"
 	     "  {\"task\": \"level1/softmax\", \"model\": \"m\", \"sample\": 0, \"round\": 0, \"path\": \"a.cu\"}\n"
 	     "(\"source\" inline instead of \"path\"; model, method, sample, round optional; paths\n"
 	     "relative to the JSONL file), or a folder MODEL/TASK/SAMPLE_ROUND.{c,cu} where TASK\n"
 	     "is nested folders (level1/softmax) or one folder level1__softmax.\n\n"
-	     "  --db FILE        the store (default RUN.sqlite in the current folder)\n"
+	     "  --db FILE|URL    the store: a SQLite file (default RUN.sqlite in the current\n"
+	     "                   folder) or postgresql://user@host:port/db (docs/cluster.md)\n"
+	     "  --enqueue-only   load the SPEC and put its pending candidates into the cluster\n"
+	     "                   queue (PostgreSQL) for `kjudge worker`; judge nothing here\n"
 	     "  --name RUN       the run's name (default: SPEC's name without extension)\n"
-	     "  --backend B      cpu or cuda (default: cuda when the SPEC has .cu files, else cpu)\n"
+	     "  --backend B      cpu, cuda, triton or kernelbench (default: cuda when the SPEC has\n"
+	     "                   .cu files, else cpu; triton and kernelbench judge .py files)\n"
 	     "  --gpus LIST      CUDA devices, one evaluation thread each (default 0)\n"
 	     "  --jobs N         compile threads (default: the number of CPUs)\n"
-	     "  --seeds N        correctness seeds per shape (default 5)\n"
-	     "  --no-perf        stop after correctness\n"
-	     "  --timeout S      watchdog per call in seconds (default 10)\n"
-	     "  --perf-budget S  timing budget per shape and side (default 1)\n"
+	     "  --seeds N        " KJ_CLI_HELP_SEEDS "\n"
+	     "  --no-perf        " KJ_CLI_HELP_NO_PERF "\n"
+	     "  --timeout S      " KJ_CLI_HELP_TIMEOUT "\n"
+	     "  --perf-budget S  " KJ_CLI_HELP_PERF_BUDGET "\n"
 	     "  --policy P       flag (default) or strict: library fallbacks flagged or rejected\n"
-	     "  --cache DIR      compile cache (default $KJUDGE_CACHE or ~/.cache/kjudge)\n"
+	     "  --cache DIR      " KJ_CLI_HELP_CACHE "\n"
 	     "  --json           print a JSON summary on stdout\n"
 	     "  --quiet          no progress on stderr\n\n"
 	     "exit status: 0 every candidate has a verdict, 1 interrupted (candidates left),\n"
@@ -747,35 +710,48 @@ static int spec_backend(const char *spec, int is_dir_spec)
 	return cu;
 }
 
-static int parse_gpus(const char *s, int *v, int *n)
+/* --enqueue-only: the run's pending candidates into the cluster queue, for
+ * `kjudge worker` processes to judge (docs/cluster.md). */
+static int enqueue(struct runner *r, const char *name, const char *shown, int added, int json,
+		   struct kj_err *err)
 {
-	char *end;
-	*n = 0;
-	while (*s) {
-		long x = strtol(s, &end, 10);
-		if (end == s || x < 0 || x > 255 || *n == MAX_DEVS)
-			return -1;
-		for (int i = 0; i < *n; i++)
-			if (v[i] == (int)x)
-				return -1;
-		v[(*n)++] = (int)x;
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -1;
+	struct kj_store_counts cnt;
+	struct kj_cluster_counts q;
+	int jobs = 0, requeued = 0;
+	if (kj_cluster_enqueue(r->db, r->run_id, &jobs, &requeued, err) ||
+	    kj_store_run_counts(r->db, r->run_id, &cnt, err) ||
+	    kj_cluster_counts(r->db, r->run_id, NULL, &q, err)) {
+		fprintf(stderr, "kjudge run: %s\n", err->msg);
+		return KJ_EXIT_JUDGE;
 	}
-	return *n ? 0 : -1;
+	if (json) {
+		json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:i,s:i,s:i,s:{s:I,s:I,s:I,s:I}}", "run", name,
+				      "db", shown, "backend", kj_backend_name(r->base.backend), "candidates",
+				      (json_int_t)cnt.candidates, "judged", (json_int_t)cnt.judged, "pending",
+				      (json_int_t)(cnt.candidates - cnt.judged), "added", added, "jobs_added",
+				      jobs, "jobs_requeued", requeued, "queue", "queued", (json_int_t)q.queued,
+				      "running", (json_int_t)q.running, "done", (json_int_t)q.done, "failed",
+				      (json_int_t)q.failed);
+		char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+		puts(s ? s : "{}");
+		free(s);
+		json_decref(o);
+	} else {
+		printf("run %s (%s): %lld candidates, %lld pending; %d jobs added, %d requeued; queue: "
+		       "%lld queued, %lld running, %lld done, %lld failed\n", name, shown,
+		       (long long)cnt.candidates, (long long)(cnt.candidates - cnt.judged), jobs, requeued,
+		       (long long)q.queued, (long long)q.running, (long long)q.done, (long long)q.failed);
+	}
+	return KJ_EXIT_OK;
 }
 
 int cmd_run(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "db", 1, 0, 'd' },      { "name", 1, 0, 'n' },        { "backend", 1, 0, 'b' },
-		{ "gpus", 1, 0, 'g' },    { "jobs", 1, 0, 'J' },        { "seeds", 1, 0, 's' },
-		{ "no-perf", 0, 0, 'P' }, { "timeout", 1, 0, 't' },     { "perf-budget", 1, 0, 'B' },
-		{ "policy", 1, 0, 'p' },  { "cache", 1, 0, 'c' },       { "json", 0, 0, 'j' },
-		{ "quiet", 0, 0, 'q' },   { "help", 0, 0, 'h' },        { 0, 0, 0, 0 }
+		{ "gpus", 1, 0, 'g' },    { "jobs", 1, 0, 'J' },        KJ_CLI_JUDGE_LONGOPTS,
+		{ "json", 0, 0, 'j' },    { "quiet", 0, 0, 'q' },       { "help", 0, 0, 'h' },
+		{ "enqueue-only", 0, 0, 'E' }, { 0, 0, 0, 0 }
 	};
 	struct runner r;
 	struct task_cache tasks = { 0 };
@@ -785,14 +761,14 @@ int cmd_run(int argc, char **argv)
 	struct sigaction sa, old_int, old_term;
 	struct stat st;
 	char worker[PATH_MAX + 32], inc[PATH_MAX + 32], name[256] = "", dbpath[PATH_MAX + 16] = "";
-	char settings[512], *end;
-	const char *db_arg = NULL, *name_arg = NULL, *cache_arg = NULL, *spec, *w;
+	char settings[512], *end, shown[PATH_MAX + 16];
+	const char *db_arg = NULL, *name_arg = NULL, *spec;
 	int c, json = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, total, rc = 0;
 	int is_dir_spec, tty, exit_code = KJ_EXIT_OK, last_shown = -1, every;
-	int reused_pre = 0, linked = 0;
+	int reused_pre = 0, linked = 0, enqueue_only = 0;
 	pthread_t *cth = NULL, eth[MAX_DEVS];
 	struct eval_arg eargs[MAX_DEVS];
-	double t0 = now_s(), tprint = 0;
+	double t0 = kj_cli_now_s(), tprint = 0;
 
 	memset(&r, 0, sizeof(r));
 	kj_eval_opts_init(&r.base);
@@ -810,47 +786,17 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'b':
 			if (kj_backend_from_name(optarg, &r.base.backend))
-				return kj_cli_usage_error("run", "unknown backend '%s' (cpu or cuda)", optarg);
+				return kj_cli_usage_error("run", "unknown backend '%s' (cpu, cuda, triton or kernelbench)", optarg);
 			have_backend = 1;
 			break;
 		case 'g':
-			if (parse_gpus(optarg, gpus, &ngpus))
-				return kj_cli_usage_error("run", "--gpus wants distinct device numbers like 0,1; got '%s'",
-							  optarg);
+			if ((rc = kj_cli_gpus_option("run", optarg, gpus, &ngpus, MAX_DEVS)))
+				return rc;
 			break;
 		case 'J':
 			jobs = (int)strtol(optarg, &end, 10);
 			if (*end || jobs < 1 || jobs > 1024)
 				return kj_cli_usage_error("run", "--jobs wants 1..1024, got '%s'", optarg);
-			break;
-		case 's':
-			r.base.seeds = (int)strtol(optarg, &end, 10);
-			if (*end || r.base.seeds < 1 || r.base.seeds > 100)
-				return kj_cli_usage_error("run", "--seeds wants 1..100, got '%s'", optarg);
-			break;
-		case 'P':
-			r.base.no_perf = 1;
-			break;
-		case 't':
-			r.base.call_timeout_s = strtod(optarg, &end);
-			if (*end || !(r.base.call_timeout_s > 0))
-				return kj_cli_usage_error("run", "--timeout wants seconds > 0, got '%s'", optarg);
-			break;
-		case 'B':
-			r.base.perf_budget_s = strtod(optarg, &end);
-			if (*end || !(r.base.perf_budget_s > 0))
-				return kj_cli_usage_error("run", "--perf-budget wants seconds > 0, got '%s'", optarg);
-			break;
-		case 'p':
-			if (!strcmp(optarg, "strict"))
-				r.base.policy = KJ_POLICY_STRICT;
-			else if (!strcmp(optarg, "flag"))
-				r.base.policy = KJ_POLICY_FLAG;
-			else
-				return kj_cli_usage_error("run", "--policy is strict or flag, got '%s'", optarg);
-			break;
-		case 'c':
-			cache_arg = optarg;
 			break;
 		case 'j':
 			json = 1;
@@ -858,11 +804,16 @@ int cmd_run(int argc, char **argv)
 		case 'q':
 			r.quiet = 1;
 			break;
+		case 'E':
+			enqueue_only = 1;
+			break;
 		case 'h':
 			usage();
 			return KJ_EXIT_OK;
 		default:
-			return kj_cli_usage_error("run", "unknown option");
+			if ((rc = kj_cli_eval_option("run", c, optarg, &r.base)) != 1)
+				return rc ? rc : kj_cli_usage_error("run", "unknown option");
+			break;
 		}
 	}
 	if (optind != argc - 1)
@@ -888,34 +839,27 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!name[0] || !strcmp(name, ".") || !strcmp(name, "/"))
 		return kj_cli_usage_error("run", "cannot name the run from '%s': give --name", spec);
-	if (db_arg)
-		snprintf(dbpath, sizeof(dbpath), "%s", db_arg);
-	else
-		snprintf(dbpath, sizeof(dbpath), "%s.sqlite", name);
+	kj_cli_db_path(db_arg, name, dbpath, sizeof(dbpath));
+	if (enqueue_only && !kj_store_is_url(dbpath))
+		return kj_cli_usage_error("run", "--enqueue-only needs --db postgresql://...: the cluster "
+					  "queue lives in PostgreSQL (docs/cluster.md)");
+	kj_store_redact(dbpath, shown, sizeof(shown));
 
 	kj_err_init(&err);
-	if (kj_cache_dir(cache_arg, r.cache_dir, sizeof(r.cache_dir), &err)) {
+	if (kj_cache_dir(r.base.cache_dir, r.cache_dir, sizeof(r.cache_dir), &err)) {
 		fprintf(stderr, "kjudge run: %s\n", err.msg);
 		return KJ_EXIT_USAGE;
 	}
-	if (r.base.backend == KJ_BACKEND_CUDA && !kj_gpu_available()) {
-		fprintf(stderr, "kjudge run: the cuda backend needs a CUDA device and a kjudge built with "
-				"nvcc; use --backend cpu here\n");
+	if (kj_backend_is_gpu(r.base.backend) && !kj_gpu_available()) {
+		fprintf(stderr, "kjudge run: the %s backend needs a CUDA device and a kjudge built with "
+				"nvcc; use --backend cpu here\n", kj_backend_name(r.base.backend));
 		return KJ_EXIT_USAGE;
 	}
-	w = getenv("KJ_WORKER");
-	if (w && *w)
-		snprintf(worker, sizeof(worker), "%s", w);
-	else
-		snprintf(worker, sizeof(worker), "%s/kjudge-worker", kj_cli_bindir());
-	snprintf(inc, sizeof(inc), "%s/include/candidate", kj_cli_root());
+	kj_cli_judge_paths(worker, sizeof(worker), inc, sizeof(inc));
 	r.base.worker_path = worker;
 	r.base.include_dir = inc;
 	r.base.cache_dir = r.cache_dir;
-	if (getenv("KJUDGE_SEED_SECRET") && *getenv("KJUDGE_SEED_SECRET")) {
-		r.base.base_seed = kj_seed_from_secret(getenv("KJUDGE_SEED_SECRET"));
-		r.base.seed_hidden = 1;
-	}
+	kj_cli_seed_secret_env(&r.base);
 	kj_store_cache_key(&r.base, r.cache_key, sizeof(r.cache_key));
 	{
 		char gl[MAX_DEVS * 4 + 1] = "";
@@ -926,7 +870,7 @@ int cmd_run(int argc, char **argv)
 			 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d}",
 			 r.base.seeds, r.base.no_perf ? "true" : "false", r.base.call_timeout_s,
 			 r.base.perf_budget_s, r.base.policy == KJ_POLICY_STRICT ? "strict" : "flag",
-			 r.base.backend == KJ_BACKEND_CUDA ? gl : "", jobs);
+			 kj_backend_is_gpu(r.base.backend) ? gl : "", jobs);
 	}
 
 	if ((rc = kj_store_open(dbpath, &r.db, &err)))
@@ -945,6 +889,7 @@ int cmd_run(int argc, char **argv)
 	L.tasks = &tasks;
 	L.want_c = r.base.backend == KJ_BACKEND_CPU;
 	L.want_cu = r.base.backend == KJ_BACKEND_CUDA;
+	L.want_py = kj_backend_is_python(r.base.backend);
 	if ((rc = kj_store_begin(r.db, &err)))
 		goto judge_err;
 	rc = is_dir_spec ? load_tree(&L, spec, &err) : load_jsonl(&L, spec, &err);
@@ -960,11 +905,17 @@ int cmd_run(int argc, char **argv)
 		goto judge_err;
 	if (!r.quiet)
 		fprintf(stderr, "kjudge run: run '%s' in %s: %d candidates added, %d already there%s\n", name,
-			dbpath, L.added, L.existing, L.skipped ? " (some files skipped: not SAMPLE_ROUND.ext)" : "");
+			shown, L.added, L.existing, L.skipped ? " (some files skipped: not SAMPLE_ROUND.ext)" : "");
+
+	if (enqueue_only) {
+		exit_code = enqueue(&r, name, shown, L.added, json, &err);
+		goto out;
+	}
 
 	/* devices */
 	if (r.base.backend == KJ_BACKEND_CPU) {
-		if ((rc = cpu_device(r.db, &r.devs[0], &err)))
+		if ((rc = kj_cli_cpu_device(r.db, &r.devs[0].id, r.devs[0].name, sizeof(r.devs[0].name),
+					     &err)))
 			goto judge_err;
 		r.ndevs = 1;
 	} else {
@@ -1064,10 +1015,10 @@ int cmd_run(int argc, char **argv)
 			if (stop_requested || r.fatal)
 				pthread_cond_broadcast(&r.cv);
 			if (!r.quiet && r.done != last_shown && r.done &&
-			    (tty ? now_s() - tprint > 0.2 : r.done / every != last_shown / every)) {
+			    (tty ? kj_cli_now_s() - tprint > 0.2 : r.done / every != last_shown / every)) {
 				progress(&r, total, t0, tty, 0);
 				last_shown = r.done;
-				tprint = now_s();
+				tprint = kj_cli_now_s();
 			}
 		}
 		pthread_mutex_unlock(&r.mu);
@@ -1096,7 +1047,7 @@ int cmd_run(int argc, char **argv)
 		for (int k = 0; k < KJ_ST_COUNT; k++)
 			json_object_set_new(bs, kj_status_name((kj_status)k), json_integer(cnt.by_status[k]));
 		json_object_set_new(o, "run", json_string(name));
-		json_object_set_new(o, "db", json_string(dbpath));
+		json_object_set_new(o, "db", json_string(shown));
 		json_object_set_new(o, "backend", json_string(kj_backend_name(r.base.backend)));
 		json_object_set_new(o, "candidates", json_integer(cnt.candidates));
 		json_object_set_new(o, "judged", json_integer(cnt.judged));
@@ -1107,15 +1058,15 @@ int cmd_run(int argc, char **argv)
 							     "judged", r.judged, "reused", r.reused,
 							     "judge_failures", r.failed));
 		json_object_set_new(o, "interrupted", json_boolean(stop_requested));
-		json_object_set_new(o, "seconds", json_real(now_s() - t0));
+		json_object_set_new(o, "seconds", json_real(kj_cli_now_s() - t0));
 		s = json_dumps(o, JSON_COMPACT);
 		puts(s ? s : "{}");
 		free(s);
 		json_decref(o);
 	} else {
 		printf("run %s (%s): %lld candidates, %lld with a verdict (%lld reused), %lld pending; "
-		       "%.1f s\n", name, dbpath, (long long)cnt.candidates, (long long)cnt.judged,
-		       (long long)cnt.reused, (long long)(cnt.candidates - cnt.judged), now_s() - t0);
+		       "%.1f s\n", name, shown, (long long)cnt.candidates, (long long)cnt.judged,
+		       (long long)cnt.reused, (long long)(cnt.candidates - cnt.judged), kj_cli_now_s() - t0);
 		for (int k = 0; k < KJ_ST_COUNT; k++)
 			if (cnt.by_status[k])
 				printf("  %-14s %lld\n", kj_status_name((kj_status)k), (long long)cnt.by_status[k]);

@@ -133,7 +133,7 @@ int cmd_show(int argc, char **argv)
 	int json = 0, c;
 	kj_task *t;
 	struct kj_err err;
-	char proto[2048], cproto[2048];
+	static char proto[KJ_PROTO_MAX], cproto[KJ_PROTO_MAX];
 	json_t *o, *shapes;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -154,8 +154,12 @@ int cmd_show(int argc, char **argv)
 		fprintf(stderr, "kjudge show: %s\n", err.msg);
 		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_FAIL;
 	}
-	kj_task_prototype(t, 0, cproto, sizeof(cproto));
-	kj_task_prototype(t, 1, proto, sizeof(proto));
+	if (kj_task_prototype(t, 0, cproto, sizeof(cproto)) || kj_task_prototype(t, 1, proto, sizeof(proto))) {
+		fprintf(stderr, "kjudge show: %s: the prototype does not fit in %zu bytes\n", t->id,
+			sizeof(proto));
+		kj_task_free(t);
+		return KJ_EXIT_JUDGE;
+	}
 	o = json_object();
 	shapes = json_array();
 	json_object_set_new(o, "task", json_string(t->id));

@@ -194,6 +194,23 @@ int kj_cli_list_tasks(char ***paths, int *n, struct kj_err *err)
 	for (int i = 0; i < ns; i++) {
 		char **files;
 		int nf;
+		/* a suite may hold suites one level down (tasks/trace/llama/) */
+		DIR *sd = opendir(suites[i]);
+		while (sd && (de = readdir(sd))) {
+			char sub[PATH_MAX + 300];
+			char **nv;
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", suites[i], de->d_name);
+			if (!is_dir(sub) || !(nv = realloc(suites, (size_t)(ns + 1) * sizeof(*suites))))
+				continue;
+			suites = nv;
+			suites[ns++] = strdup(sub);
+		}
+		if (sd) {
+			closedir(sd);
+			qsort(suites + i + 1, (size_t)(ns - i - 1), sizeof(*suites), cmp_str);
+		}
 		kj_cli_list_dir(suites[i], ".kt", &files, &nf);
 		if (nf) {
 			char **nv = realloc(all, (size_t)(total + nf) * sizeof(*all));
@@ -239,8 +256,11 @@ static const char usage[] =
 	"  tasks [--level N] [--category C] [--suite S] [--json]   list the tasks\n"
 	"  show TASK [--json]              a task: shapes, FLOPs, bytes, prototypes\n"
 	"  prompt TASK [--backend B]       the prompt a model answers with a kernel\n"
+	"  refine TASK... --model M        k samples x N rounds of a model with judge feedback, stored in a run\n"
 	"  eval TASK FILE [options]        judge one candidate (exit 0 pass, 1 fail, 2 usage, 3 judge error)\n"
-	"  run SPEC [--db FILE] [options]  judge a batch of candidates into a SQLite store (resumable)\n"
+	"  run SPEC [--db FILE|URL] [options]  judge a batch of candidates into a SQLite or PostgreSQL store\n"
+	"                                  (resumable; --enqueue-only: into the cluster queue)\n"
+	"  worker --db URL [--gpus LIST]   judge jobs of a PostgreSQL cluster queue on this node\n"
 	"  demo [--backend B]              judge the shipped example candidates, print a table\n"
 	"  ops [--json]                    the op registry with each op's semantics\n"
 	"  calibrate [--json]              measure the GPU's copy bandwidth and GEMM rates\n"
@@ -249,6 +269,8 @@ static const char usage[] =
 	"  compare RUN_A RUN_B [--json]    the same candidates in two runs: speedup ratios per task\n"
 	"  export-pairs RUN [-o FILE]      (error, correction) and (slow, fast) pairs as JSONL\n"
 	"  lint-tasks [--json] [TASK...]   degeneracy lint: outputs must depend on every input\n"
+	"  trace import FILE [-o DIR]      a weighted suite from a torch.profiler trace (docs/suites.md)\n"
+	"  serve [--listen ADDR:PORT]      HTTP JSON judging service with a persistent job queue\n"
 	"\n"
 	"TASK is a path under tasks/ without .kt (level1/softmax) or a .kt file.\n"
 	"Run `kjudge COMMAND --help` for a command's options.\n";
@@ -262,10 +284,13 @@ int main(int argc, char **argv)
 		{ "tasks", cmd_tasks }, { "show", cmd_show }, { "prompt", cmd_prompt },
 		{ "eval", cmd_eval },   { "demo", cmd_demo }, { "ops", cmd_ops },
 		{ "calibrate", cmd_calibrate }, { "baseline", cmd_baseline },
-		{ "run", cmd_run },
+		{ "run", cmd_run }, { "worker", cmd_worker },
 		{ "report", cmd_report }, { "compare", cmd_compare },
 		{ "export-pairs", cmd_export_pairs },
 		{ "lint-tasks", cmd_lint_tasks },
+		{ "trace", cmd_trace },
+		{ "serve", cmd_serve },
+		{ "refine", cmd_refine },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# One GPU against two on the same batch (GPU machine with >= 2 GPUs).
+#
+# The batch: every CUDA case of examples/solutions/cuda and examples/broken/cuda,
+# copied under fake models until there are N candidates, each copy made distinct
+# by a `// variant K` line, so every compile misses the cache.  Three runs of
+# the same batch, each with a fresh compile cache (cold nvcc compiles) and its
+# own store:
+#   A  --gpus 0        B  --gpus 1        AB --gpus 0,1
+# The eager baselines are warmed first on both GPUs (`kjudge baseline --device
+# N` for every task of the batch) and the calibration is copied in, so the runs
+# measure judging, not the one-off per-GPU setup; that setup is timed and
+# printed apart.  Prints wall time and candidates per second of each run, the
+# scaling AB against A, and `kjudge compare` of A against B: the same
+# candidates' speedups on each GPU (the cross-GPU spread).
+#
+#   bash tests/gpu/device.sh bash bench/multi_gpu.sh [--n N] [--jobs J] [-- extra run options]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+kj=${KJ:-${KJ_BUILD:-$root/build}/kjudge}
+n=64
+jobs=""
+extra=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--n) n=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--) shift; extra=("$@"); break ;;
+	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	*) echo "multi_gpu: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+[ "$ngpu" -ge 2 ] || { echo "multi_gpu: needs 2 GPUs, nvidia-smi lists $ngpu" >&2; exit 2; }
+[ -x "$kj" ] || { echo "multi_gpu: no kjudge at $kj" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kjmulti.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+old_cache=${KJUDGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kjudge}
+shared=$work/shared
+mkdir -p "$shared/calib" "$work/src"
+cp "$old_cache"/calib/*.json "$shared/calib/" 2>/dev/null || true
+
+cases=$(ls "$root"/examples/solutions/cuda/*.cu "$root"/examples/broken/cuda/*.cu)
+spec=$work/batch.jsonl
+k=0
+while [ $k -lt "$n" ]; do
+	for f in $cases; do
+		[ $k -lt "$n" ] || break
+		task=$(head -n 1 "$f" | sed -n 's/.*task=\([^ ]*\).*/\1/p')
+		[ -n "$task" ] || continue
+		out=$work/src/$k.cu
+		cp "$f" "$out"
+		printf '\n// variant %d\n' "$k" >>"$out"
+		printf '{"task": "%s", "model": "model%d", "sample": %d, "round": 0, "path": "%s"}\n' \
+			"$task" $((k % 4)) $((k / 4)) "$out"
+		k=$((k + 1))
+	done
+done >"$spec"
+tasks=$(sed -n 's/.*"task": "\([^"]*\)".*/\1/p' "$spec" | sort -u)
+echo "multi_gpu: $k candidates over $(echo "$tasks" | wc -l) tasks, $ngpu GPUs"
+
+# calibration (if missing) and baselines on both GPUs, in parallel
+t0=$(date +%s.%N)
+for d in 0 1; do
+	(
+		export KJUDGE_CACHE=$shared
+		"$kj" calibrate --device $d >/dev/null 2>&1 || true
+		for t in $tasks; do "$kj" baseline "$t" --device $d --budget 0.3 >/dev/null 2>&1 || echo "baseline $t on $d failed"; done
+	) &
+done
+wait
+t1=$(date +%s.%N)
+printf 'setup (calibration + baselines of %d tasks on each GPU, in parallel): %.1f s\n' \
+	"$(echo "$tasks" | wc -l)" "$(awk "BEGIN{print $t1 - $t0}")"
+
+run_one() { # name gpus
+	local c=$work/cache_$1
+	mkdir -p "$c"
+	cp -r "$shared"/. "$c"/
+	local args=(run "$spec" --db "$work/$1.sqlite" --name "$1" --backend cuda --gpus "$2" --json)
+	[ -n "$jobs" ] && args+=(--jobs "$jobs")
+	local s e
+	s=$(date +%s.%N)
+	KJUDGE_CACHE=$c "$kj" "${args[@]}" "${extra[@]}" >"$work/$1.json" 2>"$work/$1.err" || true
+	e=$(date +%s.%N)
+	echo "$1 $2 $(awk "BEGIN{print $e - $s}") $(perl -MJSON::PP -e 'local $/; my $s = JSON::PP->new->decode(<STDIN>); my $b = $s->{by_status}; print join(",", map {"$_=$b->{$_}"} sort grep {$b->{$_}} keys %$b)' <"$work/$1.json")"
+}
+: >"$work/runs.txt"
+run_one A 0 >>"$work/runs.txt"
+run_one B 1 >>"$work/runs.txt"
+run_one AB 0,1 >>"$work/runs.txt"
+echo
+printf '%-4s %-6s %9s %12s  %s\n' run gpus seconds "cand/s" statuses
+while read -r name g secs st; do
+	printf '%-4s %-6s %9.1f %12.3f  %s\n' "$name" "$g" "$secs" "$(awk "BEGIN{print $k / $secs}")" "$st"
+done <"$work/runs.txt"
+a=$(awk '$1=="A"{print $3}' "$work/runs.txt")
+ab=$(awk '$1=="AB"{print $3}' "$work/runs.txt")
+printf 'scaling: two GPUs against GPU 0 alone = %.2fx (target >= 1.9x)\n' "$(awk "BEGIN{print $a / $ab}")"
+echo
+echo "== kjudge compare A (GPU 0) B (GPU 1): same candidates, speedup ratio per task"
+"$kj" compare A B --db "$work/A.sqlite" --db-b "$work/B.sqlite" 2>&1 | tail -n 40 || true
+if [ -n "${OUT:-}" ]; then
+	cp "$work"/*.json "$work/runs.txt" "$OUT"/ 2>/dev/null || true
+fi

@@ -1,0 +1,93 @@
+/*
+ * The judge options that several commands take (--seeds, --no-perf,
+ * --timeout, --perf-budget, --policy, --cache, and eval's --no-cache and
+ * --seed-secret), and the --gpus device list.  One parser, so the ranges and
+ * the messages are the same in every command; each command still lists in
+ * its own option table which of them it accepts (cli.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+int kj_cli_eval_option(const char *cmd, int opt, const char *arg, struct kj_eval_opts *o)
+{
+	char *end;
+	switch (opt) {
+	case KJ_CLI_OPT_SEEDS:
+		o->seeds = (int)strtol(arg, &end, 10);
+		if (*end || o->seeds < 1 || o->seeds > 100)
+			return kj_cli_usage_error(cmd, "--seeds wants 1..100, got '%s'", arg);
+		return 1;
+	case KJ_CLI_OPT_NO_PERF:
+		o->no_perf = 1;
+		return 1;
+	case KJ_CLI_OPT_TIMEOUT:
+		o->call_timeout_s = strtod(arg, &end);
+		if (*end || !(o->call_timeout_s > 0))
+			return kj_cli_usage_error(cmd, "--timeout wants seconds > 0, got '%s'", arg);
+		return 1;
+	case KJ_CLI_OPT_PERF_BUDGET:
+		o->perf_budget_s = strtod(arg, &end);
+		if (*end || !(o->perf_budget_s > 0))
+			return kj_cli_usage_error(cmd, "--perf-budget wants seconds > 0, got '%s'", arg);
+		return 1;
+	case KJ_CLI_OPT_POLICY:
+		if (!strcmp(arg, "strict"))
+			o->policy = KJ_POLICY_STRICT;
+		else if (!strcmp(arg, "flag"))
+			o->policy = KJ_POLICY_FLAG;
+		else
+			return kj_cli_usage_error(cmd, "--policy is strict or flag, got '%s'", arg);
+		return 1;
+	case KJ_CLI_OPT_CACHE:
+		o->cache_dir = arg;
+		return 1;
+	case KJ_CLI_OPT_NO_CACHE:
+		o->no_cache = 1;
+		return 1;
+	case KJ_CLI_OPT_SEED_SECRET:
+		o->base_seed = kj_seed_from_secret(arg);
+		o->seed_hidden = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void kj_cli_seed_secret_env(struct kj_eval_opts *o)
+{
+	const char *s = getenv("KJUDGE_SEED_SECRET");
+	if (o->seed_hidden || !s || !*s)
+		return;
+	o->base_seed = kj_seed_from_secret(s);
+	o->seed_hidden = 1;
+}
+
+int kj_cli_parse_gpus(const char *s, int *gpus, int *n, int cap)
+{
+	char *end;
+	*n = 0;
+	while (*s) {
+		long x = strtol(s, &end, 10);
+		if (end == s || x < 0 || x > 255 || *n == cap)
+			return -1;
+		for (int i = 0; i < *n; i++)
+			if (gpus[i] == (int)x)
+				return -1;
+		gpus[(*n)++] = (int)x;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return *n ? 0 : -1;
+}
+
+int kj_cli_gpus_option(const char *cmd, const char *arg, int *gpus, int *n, int cap)
+{
+	if (kj_cli_parse_gpus(arg, gpus, n, cap))
+		return kj_cli_usage_error(cmd, "--gpus wants distinct device numbers like 0,1; got '%s'", arg);
+	return 0;
+}
