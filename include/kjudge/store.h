@@ -180,11 +180,12 @@ struct kj_store_counts {
 int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c,
 			struct kj_err *err);
 
-/* ==== job queue (kjudge serve; src/store/queue.c) ==========================
+/* ==== job queue (kjudge serve; src/store/queue.c, queue_pg.c) =============
  *
- * A persistent queue of judging jobs, and the bearer tokens that submit them.
- * The signatures use no SQLite type so that another store (PostgreSQL) can
- * implement the same functions; docs/api.md gives the same semantics.
+ * A persistent queue of judging jobs, and the bearer tokens that submit them,
+ * on either store: SQLite (queue.c) or PostgreSQL (queue_pg.c, where several
+ * servers on several nodes may share one queue); docs/api.md gives the same
+ * semantics.
  *
  * States: queued -> running -> done | failed; queued -> cancelled.
  *  - kj_queue_submit() adds a queued job (or finds the one its idempotency
@@ -203,7 +204,8 @@ int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c,
  * Every function is one transaction.  Unlike the functions above, the queue
  * functions take no lock of the kj_db: a kj_db used for them must not be
  * used by two threads at once (kjudge serve opens one per thread; SQLite
- * serialises the writers of separate connections).
+ * serialises the writers of separate connections; on PostgreSQL claims of
+ * separate connections skip each other's locked rows and recheck the state).
  * Times are unix seconds (double) given by the caller.
  */
 typedef enum kj_job_state {

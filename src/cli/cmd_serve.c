@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "kjudge/cluster.h"
 #include "kjudge/serve.h"
 #include "kjudge/store.h"
 
@@ -40,9 +41,9 @@ static void log_line(void *ctx, const char *line)
 static void usage(void)
 {
 	puts("usage: kjudge serve [options]\n"
-	     "       kjudge serve token add NAME [--quota N] [--db FILE] [--json]\n"
-	     "       kjudge serve token list [--db FILE] [--json]\n"
-	     "       kjudge serve token remove NAME [--db FILE]\n\n"
+	     "       kjudge serve token add NAME [--quota N] [--db FILE|URL] [--json]\n"
+	     "       kjudge serve token list [--db FILE|URL] [--json]\n"
+	     "       kjudge serve token remove NAME [--db FILE|URL]\n\n"
 	     "An HTTP JSON service that judges candidates (docs/api.md): POST /v1/jobs, then\n"
 	     "GET /v1/jobs/ID?wait=S for the verdict.  Jobs live in a persistent queue in the\n"
 	     "store: a restart loses none, and a job a crash interrupted is judged again with\n"
@@ -51,7 +52,8 @@ static void usage(void)
 	     "the jobs being judged; a second signal hands them back to the queue at once.\n\n"
 	     "  --listen ADDR:PORT  address (default 127.0.0.1:8421; [::1]:PORT for IPv6; port 0:\n"
 	     "                      any free one).  Off loopback it needs a bearer token in the store\n"
-	     "  --db FILE           the store (default serve.sqlite)\n"
+	     "  --db FILE|URL       the store (default serve.sqlite), or postgresql://...: several\n"
+	     "                      servers on several nodes then share one queue (docs/cluster.md)\n"
 	     "  --name RUN          the run verdicts go to (default serve)\n"
 	     "  --backend cpu|cuda  track (default cpu)\n"
 	     "  --gpus LIST         CUDA devices, one evaluation at a time on each (default 0)\n"
@@ -77,6 +79,7 @@ static int cmd_token(int argc, char **argv)
 		{ 0, 0, 0, 0 }
 	};
 	const char *db_path = "serve.sqlite", *verb;
+	char where[512];
 	struct kj_err err;
 	kj_db *db = NULL;
 	int c, quota = 0, json = 0, rc = KJ_EXIT_OK;
@@ -112,6 +115,8 @@ static int cmd_token(int argc, char **argv)
 							      : strcmp(verb, "list") || optind + 1 != argc)
 		return kj_cli_usage_error("serve token", "expected add NAME, list or remove NAME");
 	kj_err_init(&err);
+	/* a URL's password never reaches a message */
+	kj_store_redact(db_path, where, sizeof(where));
 	if (kj_store_open(db_path, &db, &err)) {
 		fprintf(stderr, "kjudge serve token: %s\n", err.msg);
 		return KJ_EXIT_JUDGE;
@@ -130,11 +135,11 @@ static int cmd_token(int argc, char **argv)
 			printf("%s\n", tok);
 			if (quota)
 				fprintf(stderr, "kjudge serve token add: token '%s' added to %s, quota %d jobs "
-					"queued or running; it is shown only this once\n", argv[optind + 1], db_path,
+					"queued or running; it is shown only this once\n", argv[optind + 1], where,
 					quota);
 			else
 				fprintf(stderr, "kjudge serve token add: token '%s' added to %s, no quota; it is "
-					"shown only this once\n", argv[optind + 1], db_path);
+					"shown only this once\n", argv[optind + 1], where);
 		}
 	} else if (!strcmp(verb, "remove")) {
 		if (kj_token_remove(db, argv[optind + 1], &err)) {
@@ -163,9 +168,11 @@ static int cmd_token(int argc, char **argv)
 					       v[i].created, v[i].sha256);
 			}
 			if (json) {
-				char *s = json_dumps(json_pack("{s:o}", "tokens", arr), JSON_COMPACT);
+				json_t *root = json_pack("{s:o}", "tokens", arr);
+				char *s = root ? json_dumps(root, JSON_COMPACT) : NULL;
 				puts(s ? s : "{}");
 				free(s);
+				json_decref(root);
 			} else {
 				json_decref(arr);
 			}

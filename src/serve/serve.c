@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kjudge/cluster.h"
 #include "kjudge/gpu.h"
 #include "serve/serve_int.h"
 
@@ -419,7 +420,7 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 	struct kj_token *toks = NULL;
 	kj_db *main_db = NULL;
 	void *daemon = NULL;
-	char host[128] = "localhost", settings[512];
+	char host[128] = "localhost", settings[512], where[512];
 	int rc, ntok = 0, port = 0, detach = 0;
 	double last_sweep = 0;
 	sigset_t block, prev;
@@ -461,6 +462,8 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 
 	if ((rc = kj_serve_parse_listen(o->listen ? o->listen : DEFAULT_LISTEN, &addr, &S->loopback, err)))
 		goto out;
+	/* a postgresql:// URL's password never reaches the log or a message */
+	kj_store_redact(o->db_path, where, sizeof(where));
 	if ((rc = kj_store_open(o->db_path, &main_db, err)) || (rc = kj_store_open(o->db_path, &S->db, err)))
 		goto out;
 	if ((rc = kj_token_list(main_db, &toks, &ntok, err)))
@@ -470,7 +473,7 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 		rc = kj_err_set(err, KJ_E_USAGE,
 				"refusing to listen on '%s', not a loopback address, while the store '%s' "
 				"holds no bearer token: add one with `kjudge serve token add NAME --db %s`",
-				o->listen, o->db_path, o->db_path);
+				o->listen, where, where);
 		goto out;
 	}
 	if (o->eval.backend == KJ_BACKEND_CUDA && !kj_gpu_available()) {
@@ -554,7 +557,7 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 		kj_serve_log(S, "listening on http://%s%s%s:%d/v1/ (%s track, %d evaluation thread%s, run '%s' "
 			     "in %s%s)", addr.ss_family == AF_INET6 ? "[" : "", a,
 			     addr.ss_family == AF_INET6 ? "]" : "", port, S->backend, S->nworkers,
-			     S->nworkers == 1 ? "" : "s", S->run_name, o->db_path,
+			     S->nworkers == 1 ? "" : "s", S->run_name, where,
 			     ntok ? ", bearer tokens required" : "");
 	}
 

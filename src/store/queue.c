@@ -7,6 +7,9 @@
  * write lock up front, so SQLite's busy timeout applies between servers or
  * threads with their own connections), or a savepoint when the caller has a
  * transaction open.
+ *
+ * On a postgresql:// store every function hands the call to its twin in
+ * queue_pg.c after the checks of its arguments, which both share.
  */
 #include <assert.h>
 #include <sqlite3.h>
@@ -15,6 +18,8 @@
 #include <string.h>
 
 #include "kjudge/store.h"
+#include "store/pg.h"
+#include "store/queue_pg.h"
 
 static const char *const state_names[KJ_JOB_STATE_COUNT] = {
 	"queued", "running", "done", "failed", "cancelled"
@@ -50,8 +55,17 @@ void kj_job_release(struct kj_job *j)
 
 /* ---- SQLite helpers ------------------------------------------------------ */
 
-/* The queue is implemented on SQLite here; a store without a SQLite handle
- * (PostgreSQL) answers KJ_E_UNSUPPORTED until it has its own. */
+/* A PostgreSQL store: returns what queue_pg.c's call (written with pg_ for
+ * the connection) returns. */
+#define ON_PG(s, call)                                                                     \
+	do {                                                                               \
+		struct kj_pg *pg_ = kj_store_pg(s);                                        \
+		if (pg_)                                                                   \
+			return call;                                                       \
+	} while (0)
+
+/* The rest of this file is the SQLite queue; a store with neither handle
+ * answers KJ_E_UNSUPPORTED. */
 #define NEED_SQLITE(s, err)                                                                \
 	do {                                                                               \
 		if (!kj_store_sqlite(s))                                                   \
@@ -199,6 +213,7 @@ static int get_job(sqlite3 *db, int64_t id, struct kj_job *j, struct kj_err *err
 
 int kj_queue_get(kj_db *s, int64_t id, struct kj_job *j, struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_get(pg_, id, j, err));
 	NEED_SQLITE(s, err);
 	return get_job(kj_store_sqlite(s), id, j, err);
 }
@@ -292,7 +307,6 @@ static int submit(struct tx *t, const struct kj_job_new *n, int64_t *id,
 int kj_queue_submit(kj_db *s, const struct kj_job_new *n, int64_t *id,
 		    enum kj_submit_result *result, struct kj_err *err)
 {
-	NEED_SQLITE(s, err);
 	struct tx t;
 	int rc;
 	*id = 0;
@@ -301,6 +315,8 @@ int kj_queue_submit(kj_db *s, const struct kj_job_new *n, int64_t *id,
 		return kj_err_set(err, KJ_E_USAGE, "queue: a job needs a task, a backend and a source");
 	if (n->source_len > (size_t)0x7fffffff)
 		return kj_err_set(err, KJ_E_USAGE, "queue: a source of %zu bytes is too large", n->source_len);
+	ON_PG(s, kj_pgq_submit(pg_, n, id, result, err));
+	NEED_SQLITE(s, err);
 	if ((rc = tx_begin(&t, s, err)))
 		return rc;
 	if ((rc = submit(&t, n, id, result, err))) {
@@ -315,6 +331,7 @@ int kj_queue_submit(kj_db *s, const struct kj_job_new *n, int64_t *id,
 int kj_queue_claim(kj_db *s, const char *backend, const char *owner, double now,
 		   double lease_s, struct kj_job *j, int *got, struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_claim(pg_, backend, owner, now, lease_s, j, got, err));
 	NEED_SQLITE(s, err);
 	struct tx t;
 	sqlite3_stmt *st = NULL;
@@ -399,6 +416,7 @@ int kj_queue_heartbeat(kj_db *s, int64_t id, const char *owner, double now, doub
 		       struct kj_err *err)
 {
 	struct hb_ctx c = { now + lease_s };
+	ON_PG(s, kj_pgq_heartbeat(pg_, id, owner, now, lease_s, err));
 	return update_held(s,
 			   "UPDATE jobs SET lease_until = ?3 WHERE id = ?1 AND owner = ?2 "
 			   "AND state = 'running'",
@@ -436,6 +454,7 @@ int kj_queue_complete(kj_db *s, int64_t id, const char *owner, kj_job_state stat
 	if (state != KJ_JOB_DONE && state != KJ_JOB_FAILED)
 		return kj_err_set(err, KJ_E_USAGE, "queue: a job is completed as done or failed, not %s",
 				  kj_job_state_name(state));
+	ON_PG(s, kj_pgq_complete(pg_, id, owner, state, candidate_id, status, verdict, error, now, err));
 	return update_held(s,
 			   "UPDATE jobs SET state = ?3, candidate_id = ?4, status = ?5, verdict = ?6, "
 			   "error = ?7, finished = ?8, lease_until = NULL "
@@ -445,6 +464,7 @@ int kj_queue_complete(kj_db *s, int64_t id, const char *owner, kj_job_state stat
 
 int kj_queue_release(kj_db *s, int64_t id, const char *owner, struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_release(pg_, id, owner, err));
 	return update_held(s,
 			   "UPDATE jobs SET state = 'queued', lease_until = NULL "
 			   "WHERE id = ?1 AND owner = ?2 AND state = 'running'",
@@ -454,6 +474,7 @@ int kj_queue_release(kj_db *s, int64_t id, const char *owner, struct kj_err *err
 int kj_queue_requeue_stale(kj_db *s, double now, int max_attempts, int *requeued,
 			   int *failed, struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_requeue_stale(pg_, now, max_attempts, requeued, failed, err));
 	NEED_SQLITE(s, err);
 	struct tx t;
 	sqlite3_stmt *st = NULL;
@@ -506,6 +527,7 @@ fail:
 int kj_queue_cancel(kj_db *s, int64_t id, int64_t token_id, double now, kj_job_state *state,
 		    struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_cancel(pg_, id, token_id, now, state, err));
 	NEED_SQLITE(s, err);
 	struct tx t;
 	sqlite3_stmt *st = NULL;
@@ -548,13 +570,14 @@ fail:
 int kj_queue_list(kj_db *s, int state, int64_t token_id, int64_t after_id, int limit,
 		  int (*fn)(void *ctx, const struct kj_job *j), void *ctx, struct kj_err *err)
 {
+	if (state >= KJ_JOB_STATE_COUNT)
+		return kj_err_set(err, KJ_E_USAGE, "queue: unknown state %d", state);
+	ON_PG(s, kj_pgq_list(pg_, state, token_id, after_id, limit, fn, ctx, err));
 	NEED_SQLITE(s, err);
 	sqlite3 *db = kj_store_sqlite(s);
 	sqlite3_stmt *st;
 	struct kj_job j;
 	int rc, r;
-	if (state >= KJ_JOB_STATE_COUNT)
-		return kj_err_set(err, KJ_E_USAGE, "queue: unknown state %d", state);
 	rc = prep(db,
 		  "SELECT " JOB_COLS " FROM jobs WHERE (?1 = '' OR state = ?1) AND (?2 = 0 OR token_id = ?2) "
 		  "AND id > ?3 ORDER BY id LIMIT ?4",
@@ -579,11 +602,12 @@ int kj_queue_list(kj_db *s, int state, int64_t token_id, int64_t after_id, int l
 
 int kj_queue_counts(kj_db *s, int64_t token_id, int64_t n[KJ_JOB_STATE_COUNT], struct kj_err *err)
 {
+	memset(n, 0, KJ_JOB_STATE_COUNT * sizeof(*n));
+	ON_PG(s, kj_pgq_counts(pg_, token_id, n, err));
 	NEED_SQLITE(s, err);
 	sqlite3 *db = kj_store_sqlite(s);
 	sqlite3_stmt *st;
 	int rc, r;
-	memset(n, 0, KJ_JOB_STATE_COUNT * sizeof(*n));
 	rc = prep(db, "SELECT state, count(*) FROM jobs WHERE (?1 = 0 OR token_id = ?1) GROUP BY state", &st,
 		  err);
 	if (rc)
@@ -605,16 +629,17 @@ int kj_queue_counts(kj_db *s, int64_t token_id, int64_t n[KJ_JOB_STATE_COUNT], s
 int kj_token_add(kj_db *s, const char *name, const char *sha256_hex, int quota, int64_t *id,
 		 struct kj_err *err)
 {
-	NEED_SQLITE(s, err);
-	sqlite3 *db = kj_store_sqlite(s);
-	sqlite3_stmt *st;
-	int rc, r;
 	if (!name || !*name)
 		return kj_err_set(err, KJ_E_USAGE, "a token needs a name");
 	if (!sha256_hex || strlen(sha256_hex) != 64)
 		return kj_err_set(err, KJ_E_USAGE, "queue: a token hash is 64 hex digits");
 	if (quota < 0)
 		return kj_err_set(err, KJ_E_USAGE, "a token's quota is >= 0 (0: no limit), not %d", quota);
+	ON_PG(s, kj_pgq_token_add(pg_, name, sha256_hex, quota, id, err));
+	NEED_SQLITE(s, err);
+	sqlite3 *db = kj_store_sqlite(s);
+	sqlite3_stmt *st;
+	int rc, r;
 	if ((rc = prep(db, "INSERT INTO api_tokens (name, sha256, quota) VALUES (?1, ?2, ?3)", &st, err)))
 		return rc;
 	bind_str(st, 1, name);
@@ -642,6 +667,7 @@ static void read_token(sqlite3_stmt *st, struct kj_token *t)
 
 int kj_token_find(kj_db *s, const char *sha256_hex, struct kj_token *t, struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_token_find(pg_, sha256_hex, t, err));
 	NEED_SQLITE(s, err);
 	sqlite3 *db = kj_store_sqlite(s);
 	sqlite3_stmt *st;
@@ -663,6 +689,7 @@ int kj_token_find(kj_db *s, const char *sha256_hex, struct kj_token *t, struct k
 
 int kj_token_remove(kj_db *s, const char *name, struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_token_remove(pg_, name, err));
 	NEED_SQLITE(s, err);
 	sqlite3 *db = kj_store_sqlite(s);
 	sqlite3_stmt *st;
@@ -679,6 +706,7 @@ int kj_token_remove(kj_db *s, const char *name, struct kj_err *err)
 
 int kj_token_list(kj_db *s, struct kj_token **v, int *n, struct kj_err *err)
 {
+	ON_PG(s, kj_pgq_token_list(pg_, v, n, err));
 	NEED_SQLITE(s, err);
 	sqlite3 *db = kj_store_sqlite(s);
 	sqlite3_stmt *st;
