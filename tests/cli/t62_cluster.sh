@@ -40,11 +40,15 @@ pq() { psql -X -At -v ON_ERROR_STOP=1 "$URL" -c "$1"; }
 hdr() { head -n 1 "$1" | sed -n "s/.*$2=\([^ ]*\).*/\1/p"; }
 
 # 48 CPU cases (every broken one, 20 honest, 10 red-team) and 4 more
-# candidates whose sources repeat earlier ones under another model
+# candidates whose sources repeat earlier ones under another model.  The
+# endless loop comes first: jobs are claimed in order, so the first worker's
+# first judgement lasts the whole call timeout, and the kill below cannot miss
+# it however loaded the machine is.
 spec=$TMP/cl.jsonl
 i=0
-files=$(ls "$KJ_ROOT"/examples/broken/cpu/*.c; ls "$KJ_ROOT"/examples/solutions/cpu/*.c | head -n 20;
-	ls "$KJ_ROOT"/examples/redteam/*.c | head -n 10)
+slow="$KJ_ROOT/examples/broken/cpu/infinite_loop.c"
+files=$(echo "$slow"; ls "$KJ_ROOT"/examples/broken/cpu/*.c | grep -v /infinite_loop.c;
+	ls "$KJ_ROOT"/examples/solutions/cpu/*.c | head -n 20; ls "$KJ_ROOT"/examples/redteam/*.c | head -n 10)
 for f in $files; do
 	i=$((i + 1))
 	printf '{"task": "%s", "model": "m", "sample": %d, "path": "%s"}\n' "$(hdr "$f" task)" "$i" "$f"
@@ -92,15 +96,12 @@ expect_success "enqueueing again adds no job" '
 	test "$(json_get "$TMP/enq2.json" added)" = 0 &&
 	test "$(pq "SELECT count(*) FROM run_jobs")" = '"$ndistinct"''
 
-# three workers; the first is killed with SIGKILL while a judgement of its
-# own is in progress (a judgements row of its pid, not finished)
+# three workers; the first, started alone, is killed with SIGKILL while its
+# first judgement (the endless loop) is in progress (a judgements row of its
+# pid, not finished); then the other two drain the queue
 WOPT="--db $URL --backend cpu --lease 2 --poll 0.2 --json"
 "$KJ" worker $WOPT >"$TMP/w1.json" 2>"$TMP/w1.err" &
 w1=$!
-"$KJ" worker $WOPT --workers 2 >"$TMP/w2.json" 2>"$TMP/w2.err" &
-w2=$!
-"$KJ" worker $WOPT >"$TMP/w3.json" 2>"$TMP/w3.err" &
-w3=$!
 caught=0
 for _ in $(seq 1 600); do
 	if [ "$(pq "SELECT count(*) FROM judgements WHERE pid = $w1 AND finished IS NULL" 2>/dev/null)" = 1 ]; then
@@ -112,6 +113,10 @@ for _ in $(seq 1 600); do
 done
 [ $caught = 1 ] || kill -9 $w1 2>/dev/null
 wait $w1 2>/dev/null
+"$KJ" worker $WOPT --workers 2 >"$TMP/w2.json" 2>"$TMP/w2.err" &
+w2=$!
+"$KJ" worker $WOPT >"$TMP/w3.json" 2>"$TMP/w3.err" &
+w3=$!
 wait $w2
 rc2=$?
 wait $w3
