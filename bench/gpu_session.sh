@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Everything GPU in a few device calls (nvidia-h200-x2: two GPUs), built on the
+# development machine with `make device-bundle` and carried as build/device:
+#
+#   run(command="bash tests/gpu/device.sh bash bench/gpu_session.sh tests",
+#       carry=["build/device", ".gpu"], kind="nvidia-h200-x2")
+#
+# Phases (each a separate call fits the 10-minute limit; `all` runs them in turn):
+#   tests   GPU 1: every GPU test (test_gpu_*, the CUDA and Python case files);
+#           GPU 0 at the same time: bench/baseline_vs_torch.py over every task
+#   multi   bench/multi_gpu.sh: one GPU against two, kjudge compare across GPUs
+#   trace   the trace suite's honest CUDA solutions judged, report --weights (S_agg)
+#   serve   bench/serve_throughput.sh on both GPUs
+# Logs go to $OUT (at most 8 files come back); a summary is printed last.
+set -u
+cd "$(dirname "$0")/.."
+O=${OUT:-/tmp/gpu-session}
+mkdir -p "$O"
+export KJ_BUILD=${KJ_BUILD:-$PWD/build/device}
+export KJ=$KJ_BUILD/kjudge KJUDGE_CACHE=${KJUDGE_CACHE:-/tmp/kjcache} PYTHONUNBUFFERED=1
+export KJ_TEST_CACHE=$KJUDGE_CACHE KJ_PY_PERF_BUDGET=${KJ_PY_PERF_BUDGET:-0.1}
+phase=${1:-all}
+s=$(date +%s)
+el() { echo "$(( $(date +%s) - s )) s"; }
+"$KJ" calibrate --device 0 >"$O/calibrate.txt" 2>&1
+"$KJ" calibrate --device 1 >/dev/null 2>&1 || true
+
+if [ "$phase" = tests ] || [ "$phase" = all ]; then
+	(CUDA_VISIBLE_DEVICES=1 timeout 560 prove -f -v --exec '' "$KJ_BUILD"/tests/gpu/test_gpu_* \
+		tests/gpu/t*.sh >"$O/test-gpu.txt" 2>&1; echo "prove rc=$?" >>"$O/test-gpu.txt") &
+	(CUDA_VISIBLE_DEVICES=0 timeout 560 python3 bench/baseline_vs_torch.py --kjudge "$KJ" --total 500 \
+		>"$O/bvt.log" 2>&1) &
+	wait
+	echo "== tests ($(el))"
+	grep -E "^not ok" -A6 "$O/test-gpu.txt" | head -80
+	grep -E "^(tests|/).*(ok|Failed|skipped)|^Files=|^Result|rc=" "$O/test-gpu.txt"
+	echo "== baseline vs torch"
+	sed -n '/^shapes compared/,$p' "$O/bvt.log" | cut -c1-600
+fi
+if [ "$phase" = multi ] || [ "$phase" = all ]; then
+	timeout 560 bash bench/multi_gpu.sh --n 48 -- --perf-budget 0.2 >"$O/multi.txt" 2>&1
+	echo "== multi ($(el))"
+	tail -n 30 "$O/multi.txt"
+fi
+if [ "$phase" = trace ] || [ "$phase" = all ]; then
+	spec=$O/trace_spec.jsonl
+	: >"$spec"
+	for f in examples/solutions/cuda/trace_llama_*.cu; do
+		t=$(head -n 1 "$f" | sed -n 's/.*task=\([^ ]*\).*/\1/p')
+		printf '{"task": "%s", "model": "honest", "path": "%s"}\n' "$t" "$PWD/$f" >>"$spec"
+	done
+	timeout 300 "$KJ" run "$spec" --db /tmp/trace.sqlite --name trace --gpus 0,1 --json >"$O/trace_run.json" 2>&1
+	"$KJ" report trace --db /tmp/trace.sqlite --weights tasks/trace/llama >"$O/trace_report.md" 2>&1
+	echo "== trace ($(el))"
+	cat "$O/trace_run.json" | head -c 600; echo
+	grep -i -E "s_agg|coverage|weighted" "$O/trace_report.md" | head -12
+fi
+if [ "$phase" = serve ] || [ "$phase" = all ]; then
+	timeout 300 bash bench/serve_throughput.sh --backend cuda --gpus 0,1 --n 32 --clients 8 \
+		-- --perf-budget 0.2 >"$O/serve.txt" 2>&1
+	echo "== serve ($(el))"
+	tail -n 3 "$O/serve.txt"
+fi
+echo "== calibrate"; head -n 12 "$O/calibrate.txt"
+echo "gpu_session $phase done in $(el)"
