@@ -33,6 +33,9 @@ json_get() {
 	' "$1" "$2"
 }
 
+# hdr FILE KEY: a value of a case file's `// kjudge-case:` header (task, expect, flag)
+hdr() { head -n 1 "$1" | sed -n "s/.*$2=\([^ ]*\).*/\1/p"; }
+
 done_testing() {
 	echo "1..$n_"
 	[ "$failed_" -eq 0 ]

@@ -12,7 +12,6 @@ fi
 
 q() { sqlite3 "$1" "$2"; }
 PASS="'pass'" # a string in SQL ("pass" would name verdict_checks.pass)
-hdr() { head -n 1 "$1" | sed -n "s/.*$2=\([^ ]*\).*/\1/p"; }
 
 # every CPU case: honest and broken, one candidate each (sample = its number)
 spec=$TMP/cases.jsonl

@@ -37,7 +37,6 @@ fi
 trap '"$KJ_ROOT/tests/cli/pg.sh" stop "$TMP/pg"; rm -rf "$TMP"' EXIT
 
 pq() { psql -X -At -v ON_ERROR_STOP=1 "$URL" -c "$1"; }
-hdr() { head -n 1 "$1" | sed -n "s/.*$2=\([^ ]*\).*/\1/p"; }
 
 # 48 CPU cases (every broken one, 20 honest, 10 red-team) and 4 more
 # candidates whose sources repeat earlier ones under another model.  The
