@@ -57,6 +57,9 @@ static const char *const rj_timer[] = {
 	"clock_gettime", "__clock_gettime", "gettimeofday", "clock", "times", "timespec_get",
 	"ftime", "timer_create", "timer_settime", "setitimer", "alarm", "ualarm",
 	"clock_settime", "settimeofday", "adjtime", NULL};
+/* nvcc gives every external __device__ function a host body that calls
+ * exit (device code called from the host), so an honest CUDA object names
+ * exit; the CUDA track lets the judge see such a worker's death instead. */
 static const char *const rj_exit[] = {"exit", "_exit", "_Exit", "quick_exit", NULL};
 /* nvcc's registration code calls atexit, so only the CPU track rejects it. */
 static const char *const rj_exit_cpu[] = {"atexit", "at_quick_exit", "__cxa_atexit",
@@ -106,7 +109,7 @@ static const struct reject_group reject_groups[] = {
 	{rj_signal, NULL, ON_ALL,
 	 "signals and handlers are not allowed in a candidate (they could swallow the judge's)"},
 	{rj_timer, NULL, ON_ALL, "clocks and timers are not allowed in a candidate (timing interference)"},
-	{rj_exit, NULL, ON_ALL, "a candidate may not end the worker process"},
+	{rj_exit, NULL, ON_CPU, "a candidate may not end the worker process"},
 	{rj_exit_cpu, NULL, ON_CPU, "a candidate may not run code at process exit"},
 	{rj_loader, NULL, ON_ALL, "dynamic loading is not allowed in a candidate"},
 	{rj_memory, NULL, ON_ALL, "page mapping tricks are not allowed in a candidate (use malloc)"},

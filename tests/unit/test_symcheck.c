@@ -86,6 +86,11 @@ static const struct sym_case cases[] = {
 	 KJ_BACKEND_CPU, 2, "a candidate may not run code at process exit", ""},
 	{"atexit_cuda", "#include <stdlib.h>\nstatic void f(void) {}\nvoid k(void) { atexit(f); }\n",
 	 KJ_BACKEND_CUDA, 0, "", ""},
+	{"exit_cpu", "#include <stdlib.h>\nvoid k(int c) { if (c) exit(0); }\n", KJ_BACKEND_CPU, 2,
+	 "calls exit: a candidate may not end the worker process", ""},
+	/* nvcc's host body for an external __device__ function calls exit */
+	{"exit_cuda", "#include <stdlib.h>\nvoid k(int c) { if (c) exit(0); }\n", KJ_BACKEND_CUDA, 0,
+	 "", ""},
 	{"stream",
 	 "typedef struct st *cudaStream_t;\nint cudaStreamCreateWithFlags(cudaStream_t *, unsigned);\n"
 	 "int cublasSgemm_v2(void);\n"
