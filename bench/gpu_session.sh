@@ -11,6 +11,8 @@
 #   multi   bench/multi_gpu.sh: one GPU against two, kjudge compare across GPUs
 #   trace   the trace suite's honest CUDA solutions judged, report --weights (S_agg)
 #   serve   bench/serve_throughput.sh on both GPUs
+#   recheck what changed since a full run (KJ_GPU_ONLY, KJ_CASES_ONLY, KJ_BVT_ONLY
+#           select it): GPU tests and t50 on GPU 1, baseline_vs_torch then trace on GPU 0
 # Logs go to $OUT (at most 8 files come back); a summary is printed last.
 set -u
 cd "$(dirname "$0")/.."
@@ -22,8 +24,10 @@ export KJ_TEST_CACHE=$KJUDGE_CACHE KJ_PY_PERF_BUDGET=${KJ_PY_PERF_BUDGET:-0.1}
 phase=${1:-all}
 s=$(date +%s)
 el() { echo "$(( $(date +%s) - s )) s"; }
-"$KJ" calibrate --device 0 >"$O/calibrate.txt" 2>&1
-"$KJ" calibrate --device 1 >/dev/null 2>&1 || true
+if [ "$phase" != trace ] || [ ! -s "$O/calibrate.txt" ]; then
+	"$KJ" calibrate --device 0 >"$O/calibrate.txt" 2>&1
+	"$KJ" calibrate --device 1 >/dev/null 2>&1 || true
+fi
 
 if [ "$phase" = tests ] || [ "$phase" = all ]; then
 	(CUDA_VISIBLE_DEVICES=1 timeout 560 prove -f -v --exec '' "$KJ_BUILD"/tests/gpu/test_gpu_* \
@@ -37,6 +41,31 @@ if [ "$phase" = tests ] || [ "$phase" = all ]; then
 	echo "== baseline vs torch"
 	sed -n '/^shapes compared/,$p' "$O/bvt.log" | cut -c1-600
 fi
+if [ "$phase" = recheck ]; then
+	# a file of shell assignments may set them too: gpu_session.sh recheck FILE
+	if [ -n "${2:-}" ]; then
+		. "$2"
+		export KJ_GPU_ONLY KJ_CASES_ONLY KJ_BVT_ONLY
+	fi
+	# what changed since a full run: KJ_GPU_ONLY (task files for test_gpu_ops),
+	# KJ_CASES_ONLY (case files for t10), KJ_BVT_ONLY (tasks for baseline_vs_torch)
+	(export CUDA_VISIBLE_DEVICES=1
+	 timeout 250 prove -f -v --exec '' "$KJ_BUILD"/tests/gpu/test_gpu_ops tests/gpu/t10_cuda_cases.sh \
+		>"$O/test-gpu.txt" 2>&1; echo "prove rc=$?" >>"$O/test-gpu.txt"
+	 timeout 240 prove -f -v --exec '' tests/gpu/t50_python.sh >"$O/test-py.txt" 2>&1
+	 echo "prove rc=$?" >>"$O/test-py.txt") &
+	(CUDA_VISIBLE_DEVICES=0 timeout 330 python3 bench/baseline_vs_torch.py --kjudge "$KJ" --total 300 \
+		--only "${KJ_BVT_ONLY:-level}" >"$O/bvt.log" 2>&1
+	 CUDA_VISIBLE_DEVICES=0 GPUS=0 bash "$0" trace >"$O/trace.txt" 2>&1) &
+	wait
+	echo "== recheck ($(el))"
+	grep -E "^not ok" -A4 "$O/test-gpu.txt" "$O/test-py.txt" | head -60
+	grep -E "^(tests|/).*(ok|Failed|skipped)|^Files=|^Result|rc=" "$O/test-gpu.txt" "$O/test-py.txt"
+	grep -E "^ok .*cuda/" "$O/test-gpu.txt" | cut -c1-160
+	echo "== baseline vs torch"
+	sed -n '/^shapes compared/,$p' "$O/bvt.log" | cut -c1-1500
+	echo "== trace"; grep -v "^== calibrate" "$O/trace.txt" | head -20
+fi
 if [ "$phase" = multi ] || [ "$phase" = all ]; then
 	timeout 560 bash bench/multi_gpu.sh --n 48 -- --perf-budget 0.2 >"$O/multi.txt" 2>&1
 	echo "== multi ($(el))"
@@ -49,7 +78,7 @@ if [ "$phase" = trace ] || [ "$phase" = all ]; then
 		t=$(head -n 1 "$f" | sed -n 's/.*task=\([^ ]*\).*/\1/p')
 		printf '{"task": "%s", "model": "honest", "path": "%s"}\n' "$t" "$PWD/$f" >>"$spec"
 	done
-	timeout 300 "$KJ" run "$spec" --db /tmp/trace.sqlite --name trace --gpus 0,1 --json >"$O/trace_run.json" 2>&1
+	timeout 300 "$KJ" run "$spec" --db /tmp/trace.sqlite --name trace --gpus "${GPUS:-0,1}" --json >"$O/trace_run.json" 2>&1
 	"$KJ" report trace --db /tmp/trace.sqlite --weights tasks/trace/llama >"$O/trace_report.md" 2>&1
 	echo "== trace ($(el))"
 	cat "$O/trace_run.json" | head -c 600; echo

@@ -605,11 +605,13 @@ static int map_attention(struct map *m, const struct attn_sig *sg, json_t *dims,
 		}
 	}
 	/* outputs are averages of ~T values (RMS ~ 1/sqrt(T)): an atol below
-	   them; 16-bit rounding of the scores and weights errs far less */
+	   them.  16-bit weights (as flash kernels round them) and a 16-bit
+	   output put up to 1.2e-2 on the largest outputs and 2.2e-3 on small
+	   ones (measured on the H200 and simulated on the CPU): atol 5e-3 */
 	if (!strcmp(q.dt, "f32"))
 		snprintf(m->tol, sizeof(m->tol), "tol atol=1e-5 rtol=1e-4\n");
 	else
-		snprintf(m->tol, sizeof(m->tol), "tol atol=1e-3 rtol=1e-2\n");
+		snprintf(m->tol, sizeof(m->tol), "tol atol=5e-3 rtol=1e-2\n");
 	snprintf(m->base, sizeof(m->base), "%sattention_%s", causal ? "causal_" : "", q.dt);
 	if (causal)
 		snprintf(m->about, sizeof(m->about),

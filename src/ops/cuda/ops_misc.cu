@@ -3,10 +3,13 @@
  * baseline (task dtypes, float arithmetic) and the reference (double
  * buffers, double arithmetic), mirroring src/ops/cpu/misc_impl.h.
  *
- * - sdpa: PyTorch's math path: one strided-batched GEMM for the scores
- *   (alpha = scale), a softmax kernel over each row of scores (a warp per
- *   row; the causal mask writes zeros), one strided-batched GEMM with the
- *   values.  The scores live in scratch memory from a private stream-ordered
+ * - sdpa: one strided-batched GEMM for the scores (alpha = scale), a
+ *   softmax kernel over each row of scores (a warp per row; the causal mask
+ *   writes zeros), one strided-batched GEMM with the values.  For 16-bit
+ *   tasks the scores and the softmax stay in f32 and only the probabilities
+ *   are rounded to the task's dtype for the second GEMM, the precision of
+ *   PyTorch's fused (flash) kernels; rounding the scores too (the old math
+ *   path) put errors of 9e-3 on outputs of 1e-2.  The scores live in scratch memory from a private stream-ordered
  *   pool of the device (cudaMallocFromPoolAsync), which keeps its memory
  *   between calls as PyTorch's caching allocator does; batches are chunked so
  *   that the scratch stays under 2 GiB.  The reference runs DGEMM.
@@ -95,8 +98,9 @@ static cudaDataType cuda_type(kj_dtype t)
 }
 
 /* Row-major C[M, N] = alpha * A[M, K] @ op(B) for `batch` matrices; op(B)
- * is B [K, N] or, with bt, B^T of a B given as [N, K]. */
-static int gemm_batched(kj_gpu *g, int reference, kj_dtype dt, int bt, int64_t M, int64_t N,
+ * is B [K, N] or, with bt, B^T of a B given as [N, K].  A and B are of the
+ * task's dtype, C of it too or, with c32, f32. */
+static int gemm_batched(kj_gpu *g, int reference, kj_dtype dt, int c32, int bt, int64_t M, int64_t N,
 			int64_t K, double alpha, const void *A, int64_t sA, const void *B, int64_t sB,
 			void *C, int64_t sC, int64_t batch, struct kj_err *err)
 {
@@ -120,49 +124,55 @@ static int gemm_batched(kj_gpu *g, int reference, kj_dtype dt, int bt, int64_t M
 	KJ_CUBLAS_CHECK(err, cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH));
 	KJ_CUBLAS_CHECK(err, cublasGemmStridedBatchedEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M,
 							(int)K, &a32, B, ty, ldb, sB, A, ty, (int)K, sA,
-							&zero, C, ty, (int)N, sC, (int)batch,
+							&zero, C, c32 ? CUDA_R_32F : ty, (int)N, sC, (int)batch,
 							CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 	return 0;
 }
 
-/* In place over rows [L, S] of scores (row r is query r % L): a warp per
- * row, online max/sum, then p = exp(s - max) / sum for the attended keys
- * and 0 for the masked ones. */
-template <class T>
-__global__ void __launch_bounds__(256) attn_softmax_k(T *s, int64_t rows, int64_t L, int64_t S,
-						       int causal)
+/* Over rows [L, S] of scores s (row r is query r % L): a warp per row,
+ * online max/sum, then p = exp(s - max) / sum for the attended keys and 0
+ * for the masked ones, into p (which may be s itself when TP is TS: each
+ * lane reads an element before it writes it). */
+template <class TS, class TP>
+__global__ void __launch_bounds__(256) attn_softmax_k(const TS *s, TP *p, int64_t rows, int64_t L,
+						       int64_t S, int causal)
 {
-	typedef kjt<T> tt;
-	typedef typename tt::acc A;
+	typedef kjt<TS> ts;
+	typedef kjt<TP> tp;
+	typedef typename ts::acc A;
 	typedef kj_smx<A> SM;
 	int lane = threadIdx.x & 31;
 	int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
 	for (int64_t r = warp; r < rows; r += nwarps) {
-		T *row = s + r * S;
+		const TS *row = s + r * S;
+		TP *prow = p + r * S;
 		int64_t i = r % L, lim = causal ? (i + 1 < S ? i + 1 : S) : S;
 		typename SM::S st = SM::init();
 		for (int64_t j = lane; j < lim; j += 32)
-			st = SM::add(st, tt::ld(row[j]));
+			st = SM::add(st, ts::ld(row[j]));
 		st = kj_warp_merge<SM>(st);
 		A inv = (A)1 / SM::sum(st, lim);
 		for (int64_t j = lane; j < S; j += 32)
-			row[j] = tt::st(j < lim ? m_exp(tt::ld(row[j]) - st.m) * inv : (A)0);
+			prow[j] = tp::st(j < lim ? (typename tp::acc)(m_exp(ts::ld(row[j]) - st.m) * inv)
+						 : (typename tp::acc)0);
 	}
 }
 
-template <class T>
+/* T: the task's element type; TS: the scores' (f32 for 16-bit T, else T). */
+template <class T, class TS>
 static int sdpa_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
 		    struct kj_err *err)
 {
 	kjm_attn a;
 	kj_dtype dt = n->in[0].dtype;
+	const int split = sizeof(TS) != sizeof(T); /* scores and probabilities apart */
 	size_t es = sizeof(T), per = 0;
 	int64_t chunk;
 	void *sc = NULL;
 	int rc = 0;
 	kjm_attn_geom(n, &a);
-	per = (size_t)a.L * (size_t)a.S * es;
+	per = (size_t)a.L * (size_t)a.S * (sizeof(TS) + (split ? es : 0));
 	chunk = (int64_t)(((size_t)2 << 30) / (per ? per : 1));
 	if (chunk < 1)
 		chunk = 1;
@@ -179,20 +189,22 @@ static int sdpa_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *o
 		const char *v = (const char *)in[2] + (size_t)(b0 * a.S * a.Ev) * es;
 		char *o = (char *)out + (size_t)(b0 * a.L * a.Ev) * es;
 		int64_t rows = nb * a.L;
-		rc = gemm_batched(g, reference, dt, 1, a.L, a.S, a.E, a.scale, q, a.L * a.E, k, a.S * a.E,
-				  sc, a.L * a.S, nb, err);
+		TS *scores = (TS *)sc;
+		T *probs = split ? (T *)(scores + (size_t)rows * (size_t)a.S) : (T *)sc;
+		rc = gemm_batched(g, reference, dt, split, 1, a.L, a.S, a.E, a.scale, q, a.L * a.E, k,
+				  a.S * a.E, scores, a.L * a.S, nb, err);
 		if (rc)
 			break;
-		attn_softmax_k<T><<<grid_cap((rows + 7) / 8, (int64_t)g->info.sm_count * 16), 256, 0,
-				    g->stream>>>((T *)sc, rows, a.L, a.S, a.causal);
+		attn_softmax_k<TS, T><<<grid_cap((rows + 7) / 8, (int64_t)g->info.sm_count * 16), 256, 0,
+				       g->stream>>>(scores, probs, rows, a.L, a.S, a.causal);
 		cudaError_t le = cudaGetLastError();
 		if (le != cudaSuccess) {
 			rc = kj_err_set(err, KJ_E_CUDA, "sdpa: softmax launch failed: %s",
 					cudaGetErrorName(le));
 			break;
 		}
-		rc = gemm_batched(g, reference, dt, 0, a.L, a.Ev, a.S, 1.0, sc, a.L * a.S, v, a.S * a.Ev,
-				  o, a.L * a.Ev, nb, err);
+		rc = gemm_batched(g, reference, dt, 0, 0, a.L, a.Ev, a.S, 1.0, probs, a.L * a.S, v,
+				  a.S * a.Ev, o, a.L * a.Ev, nb, err);
 	}
 	cudaFreeAsync(sc, g->stream);
 	return rc;
@@ -202,14 +214,14 @@ int kj_cuda_sdpa(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 		 struct kj_err *err)
 {
 	if (reference)
-		return sdpa_run<double>(g, n, in, out, 1, err);
+		return sdpa_run<double, double>(g, n, in, out, 1, err);
 	switch (n->in[0].dtype) {
 	case KJ_F32:
-		return sdpa_run<float>(g, n, in, out, 0, err);
+		return sdpa_run<float, float>(g, n, in, out, 0, err);
 	case KJ_F16:
-		return sdpa_run<__half>(g, n, in, out, 0, err);
+		return sdpa_run<__half, float>(g, n, in, out, 0, err);
 	case KJ_BF16:
-		return sdpa_run<__nv_bfloat16>(g, n, in, out, 0, err);
+		return sdpa_run<__nv_bfloat16, float>(g, n, in, out, 0, err);
 	default:
 		return kj_err_set(err, KJ_E_INTERNAL, "sdpa: dtype %s is not floating point",
 				  kj_dtype_name(n->in[0].dtype));
@@ -923,6 +935,62 @@ __global__ void seg_apply_k(const T *__restrict__ x, T *__restrict__ y, int64_t 
 	}
 }
 
+/* seg_apply_k over single elements, for planes too short to give a block
+ * (2-D [N, C] inputs have planes of one element: a block per element ran
+ * 16x slower than PyTorch inside a level-2 task on the H200). */
+template <class T>
+__global__ void seg_apply_flat_k(const T *__restrict__ x, T *__restrict__ y, int64_t total,
+				 int64_t inner, int64_t C, int64_t pdiv, int64_t segmod,
+				 const typename kjt<T>::acc *__restrict__ stats, const T *__restrict__ w,
+				 const T *__restrict__ b)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+	     i += (int64_t)gridDim.x * blockDim.x) {
+		int64_t p = inner == 1 ? i : i / inner, c = p % C, s = p / pdiv;
+		if (segmod)
+			s %= segmod;
+		A scale = stats[2 * s + 1];
+		if (w)
+			scale *= tt::ld(w[c]);
+		y[i] = tt::st((tt::ld(x[i]) - stats[2 * s]) * scale + (b ? tt::ld(b[c]) : (A)0));
+	}
+}
+
+/* Batch statistics of the channels of an [N, C] input (inner 1): thread c
+ * of block column blockIdx.x takes channel c over rows b*rows .. of split
+ * b = blockIdx.y, so a warp reads 32 neighbouring channels of one row; the
+ * partials land where seg_final_k merges them (part[c * splits + b]). */
+template <class T>
+__global__ void col_stats_k(const T *__restrict__ x, int64_t N, int64_t C, int64_t rows,
+			    kjm_ss<typename kjt<T>::acc> *part)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, r0 = (int64_t)blockIdx.y * rows;
+	int64_t r1 = r0 + rows < N ? r0 + rows : N;
+	if (c >= C)
+		return;
+	A k = 0, s1 = 0, s2 = 0;
+	if (r0 < r1)
+		k = tt::ld(x[r0 * C + c]);
+	for (int64_t r = r0; r < r1; r++) {
+		A d = tt::ld(x[r * C + c]) - k;
+		s1 += d;
+		s2 += d * d;
+	}
+	kjm_ss<A> st;
+	st.n = st.mean = st.m2 = st.pad = 0;
+	if (r1 > r0) {
+		A n = (A)(r1 - r0), md = s1 / n, m2 = s2 - s1 * md;
+		st.n = n;
+		st.mean = k + md;
+		st.m2 = m2 > 0 ? m2 : (A)0;
+	}
+	part[c * gridDim.y + blockIdx.y] = st;
+}
+
 /* kind 0: batch_norm (segments = channels), 1: instance_norm (segments =
  * (n, c)), 2: group_norm (segments = (n, g)).  stats: batch statistics;
  * else the running ones (in[1], in[2]).  w, b: the affine operands. */
@@ -962,10 +1030,18 @@ static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 		sg.sstep = sg.run;
 		segdiv = sg.run;
 	}
-	int64_t nstat = stats ? sg.nseg : C;
+	int64_t nstat = stats ? sg.nseg : C, col_rows = 0;
+	const int cols = kind == 0 && inner == 1; /* [N, C]: col_stats_k */
 	sg.chunk = 8192;
 	sg.nchunk = (sg.run + sg.chunk - 1) / sg.chunk;
-	{
+	if (cols) {
+		/* enough (channel block, row split) blocks to fill the device */
+		int64_t cb = (C + 255) / 256, want = (int64_t)g->info.sm_count * 8;
+		int64_t sp = (want + cb - 1) / cb;
+		sp = sp < 1 ? 1 : sp > N ? N : sp > 65535 ? 65535 : sp;
+		col_rows = (N + sp - 1) / sp;
+		sg.splits = (int)((N + col_rows - 1) / col_rows);
+	} else {
 		int64_t units = sg.nrun * sg.nchunk, want = (int64_t)g->info.sm_count * 8;
 		int64_t sp = (want + sg.nseg - 1) / sg.nseg;
 		sg.splits = (int)(sp < 1 ? 1 : sp > units ? units : sp);
@@ -978,8 +1054,12 @@ static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 	st = (A *)g->workspace;
 	part = (kjm_ss<A> *)(st + 2 * nstat);
 	if (stats) {
-		seg_stats_k<T><<<grid_cap(sg.nseg * sg.splits, (int64_t)g->info.sm_count * 16), 256, 0,
-				 g->stream>>>((const T *)in[0], sg, part);
+		if (cols)
+			col_stats_k<T><<<dim3((unsigned)((C + 255) / 256), (unsigned)sg.splits), 256, 0,
+					 g->stream>>>((const T *)in[0], N, C, col_rows, part);
+		else
+			seg_stats_k<T><<<grid_cap(sg.nseg * sg.splits, (int64_t)g->info.sm_count * 16),
+					 256, 0, g->stream>>>((const T *)in[0], sg, part);
 		seg_final_k<T><<<grid_cap((sg.nseg + 127) / 128, 1 << 30), 128, 0, g->stream>>>(
 			sg, part, NULL, NULL, (A)eps, st);
 	} else {
@@ -990,7 +1070,11 @@ static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 		segdiv = inner;
 		segmod = C;
 	}
-	{
+	if (inner < 512) {
+		seg_apply_flat_k<T><<<kj_blocks(g, total, 256), 256, 0, g->stream>>>(
+			(const T *)in[0], (T *)out, total, inner, C, segdiv / inner, segmod, st,
+			(const T *)w, (const T *)b);
+	} else {
 		int64_t chunk = 4096, units = N * C * ((inner + chunk - 1) / chunk);
 		seg_apply_k<T><<<grid_cap(units, (int64_t)g->info.sm_count * 16), 256, 0, g->stream>>>(
 			(const T *)in[0], (T *)out, N * C, inner, chunk, C, segdiv / inner, segmod, st,

@@ -11,7 +11,7 @@ input  k: bf16[B, KV, T, D] ~ normal
 input  v: bf16[B, KV, T, D] ~ normal
 output o: bf16[B, KV*G, S, D]
 o = reshape(sdpa(reshape(q, [B, KV, -1, D]), k, v, scale=0.088388347648318447), [B, -1, S, D])
-tol atol=1e-3 rtol=1e-2
+tol atol=5e-3 rtol=1e-2
 check B=1 KV=1 G=1 S=1 D=1 T=1; B=3 KV=5 G=7 S=11 D=13 T=17; B=2 KV=2 G=2 S=2 D=2 T=1000
 bench B=4 KV=4 G=4 S=1 D=128 T=513 weight=0.126498613
 bench B=4 KV=4 G=4 S=1 D=128 T=517 weight=0.126098288

@@ -13,7 +13,7 @@ output o: bf16[B, KV*4, S, D]
 k1 = reshape(k, [B, KV, 1, T, D])
 v1 = reshape(v, [B, KV, 1, T, D])
 o = reshape(sdpa(reshape(q, [B, KV, 4, S, D]), cat(k1, k1, k1, k1, dim=2), cat(v1, v1, v1, v1, dim=2), causal=True, scale=0.088388347648318447), [B, -1, S, D])
-tol atol=1e-3 rtol=1e-2
+tol atol=5e-3 rtol=1e-2
 check B=1 KV=1 S=1 D=1 T=1; B=3 KV=5 S=7 D=11 T=13; B=2 KV=2 S=1000 D=2 T=2
 bench B=4 KV=4 S=512 D=128 T=512 weight=1
 bench cpu B=4 KV=4 S=32 D=64 T=64 weight=1
