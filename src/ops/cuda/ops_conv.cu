@@ -74,6 +74,7 @@ struct dnn_plan {
 	cudnnPoolingDescriptor_t pool;
 	int algo;
 	size_t ws;
+	int measured; /* 16-bit convs: algo chosen by timing (measure_algo) */
 	uint64_t last;
 };
 
@@ -698,6 +699,60 @@ static int ref_convt(kj_gpu *g, const kjc_geom &ge, const double *x, const doubl
 
 /* ---- the op functions ---- */
 
+/* Adaptive average pooling to one element per plane (global average
+ * pooling): a block per plane sums it with 16-byte loads where the plane
+ * allows, instead of a thread per output walking its whole window (5.9x
+ * slower than PyTorch inside a level-2 task on the H200). */
+template <class T>
+__global__ void __launch_bounds__(256) global_avg_k(const T *__restrict__ x, T *__restrict__ y,
+						     int64_t planes, int64_t len)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	__shared__ A red[32];
+	const int per = 16 / (int)sizeof(T);
+	for (int64_t p = blockIdx.x; p < planes; p += gridDim.x) {
+		const T *xp = x + p * len;
+		A acc = 0;
+		int64_t head = 0;
+		if (per > 1 && ((uintptr_t)xp & 15) == 0) {
+			int64_t nv = len / per;
+			const uint4 *v = (const uint4 *)xp;
+			for (int64_t i = threadIdx.x; i < nv; i += blockDim.x) {
+				uint4 q = v[i];
+				const T *e = (const T *)&q;
+				for (int k = 0; k < per; k++)
+					acc += tt::ld(e[k]);
+			}
+			head = nv * per;
+		}
+		for (int64_t i = head + threadIdx.x; i < len; i += blockDim.x)
+			acc += tt::ld(xp[i]);
+		acc = kj_block_merge<R_add<A>>(acc, red);
+		if (threadIdx.x == 0)
+			y[p] = tt::st(acc / (A)len);
+	}
+}
+
+static int global_avg(kj_gpu *g, const kjc_geom &ge, kj_dtype dt, int reference, const void *x,
+		      void *y, struct kj_err *err)
+{
+	int64_t planes = ge.N * ge.cin, len = kjc_vol(ge.in);
+	unsigned blocks = (unsigned)(planes < (int64_t)g->info.sm_count * 16 ? planes
+									   : (int64_t)g->info.sm_count * 16);
+	if (reference)
+		global_avg_k<double><<<blocks, 256, 0, g->stream>>>((const double *)x, (double *)y, planes, len);
+	else if (dt == KJ_F16)
+		global_avg_k<__half><<<blocks, 256, 0, g->stream>>>((const __half *)x, (__half *)y, planes, len);
+	else if (dt == KJ_BF16)
+		global_avg_k<__nv_bfloat16><<<blocks, 256, 0, g->stream>>>(
+			(const __nv_bfloat16 *)x, (__nv_bfloat16 *)y, planes, len);
+	else
+		global_avg_k<float><<<blocks, 256, 0, g->stream>>>((const float *)x, (float *)y, planes, len);
+	KJ_LAUNCH_CHECK(err, "global average pooling");
+	return 0;
+}
+
 static int pool_kernel(kj_gpu *g, const kjc_geom &ge, kj_dtype dt, int reference, const void *x,
 		       void *y, struct kj_err *err)
 {
@@ -749,6 +804,8 @@ static int pools(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 	kjc_geom_of(nd, kind, 0, &ge, NULL, 0);
 	if (ge.N * ge.cout * kjc_vol(ge.out) == 0)
 		return 0;
+	if (kind == KJC_ADAPTIVE && kjc_vol(ge.out) == 1 && ge.cin == ge.cout && kjc_vol(ge.in) > 1)
+		return global_avg(g, ge, dt, reference, in[0], out, err);
 	/* cuDNN's descriptors take 32-bit strides */
 	if (reference || kind == KJC_ADAPTIVE || !KJ_POOL_CUDNN ||
 	    ge.N * ge.cin * kjc_vol(ge.in) > INT_MAX)
@@ -758,8 +815,56 @@ static int pools(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 	if (!p->use_pool)
 		return pool_kernel(g, ge, dt, 0, in[0], out, err);
 	const float one = 1.0f, zero = 0.0f;
-	KJ_CUDNN_CHECK(err, cudnnPoolingForward(d->h, p->pool, &one, p->x, in[0], &zero, p->y, out));
+	/* cuDNN 9 can refuse a shape whose descriptors it accepted (LeNet's
+	 * batch of 65536 on the H200); such a plan keeps our kernel from then
+	 * on, which writes every output. */
+	if (cudnnPoolingForward(d->h, p->pool, &one, p->x, in[0], &zero, p->y, out) !=
+	    CUDNN_STATUS_SUCCESS) {
+		p->use_pool = 0;
+		return pool_kernel(g, ge, dt, 0, in[0], out, err);
+	}
 	return 0;
+}
+
+/* For f16 and bf16, the first call of a plan times cuDNN's algorithms on
+ * the call's own buffers (cudnnFind...Ex, which writes the output, rewritten
+ * by the call) and keeps the fastest that take_algo allows: the legacy
+ * heuristics (cudnnGet...Algorithm_v7) chose a 41 ms algorithm for a conv
+ * that PyTorch's cuDNN front end ran in 4.7 ms on the H200.  f32 keeps the
+ * heuristic's choice, measured at PyTorch's times. */
+static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void *const *in,
+			void *out, struct kj_err *err)
+{
+	int cnt = 0, rc;
+	p->measured = 1;
+	if (p->dt == KJ_F32)
+		return 0;
+	if ((rc = dnn_workspace(g, d, KJ_DNN_WS_CAP, err)))
+		return rc;
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, CUDNN_TENSOR_OP_MATH));
+	if (p->g.kind == KJC_CONV) {
+		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
+					    d->h, p->x, in[0], p->w, in[1], p->conv, p->y, out,
+					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
+		if ((rc = take_algo(p, perf, cnt, "forward", "this convolution", err)))
+			return rc;
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
+					    d->h, p->x, p->w, p->conv, p->y,
+					    (cudnnConvolutionFwdAlgo_t)p->algo, &p->ws));
+	} else {
+		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+		KJ_CUDNN_CHECK(err, cudnnFindConvolutionBackwardDataAlgorithmEx(
+					    d->h, p->w, in[1], p->x, in[0], p->conv, p->y, out,
+					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf, d->ws,
+					    d->ws_bytes));
+		if ((rc = take_algo(p, perf, cnt, "backward-data", "this transposed convolution", err)))
+			return rc;
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
+					    d->h, p->w, p->x, p->conv, p->y,
+					    (cudnnConvolutionBwdDataAlgo_t)p->algo, &p->ws));
+	}
+	return dnn_workspace(g, d, p->ws, err);
 }
 
 static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in, void *out,
@@ -800,6 +905,8 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 				 (const double *)bias, (double *)out, err);
 	}
 	if ((rc = dnn_get(g, &d, err)) || (rc = plan_get(g, d, &ge, dt, &p, err)))
+		return rc;
+	if (!p->measured && (rc = measure_algo(g, d, p, in, out, err)))
 		return rc;
 	const float one = 1.0f, zero = 0.0f;
 	if (kind == KJC_CONV)
