@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """kjudge's CUDA eager baseline against PyTorch eager, task by task (GPU machine).
 
-For every task (tasks/level*/*.kt) and each of its GPU bench shapes:
+For every task (tasks/level*/*.kt, tasks/serving/*.kt) and each of its GPU bench shapes:
   ours   `kjudge baseline TASK --json`: the judge's baseline timed as the judge
          times it (L2 flushed, CUDA events, adaptive repetition);
   torch  the same computation as a PyTorch eager function (bench/kt2torch.py:
@@ -119,7 +119,8 @@ def main():
     ap.add_argument("--kjudge", default=os.path.join(ROOT, "build", "kjudge"))
     ap.add_argument("--budget", type=float, default=2.0, help="most seconds of timing per shape and side")
     ap.add_argument("--total", type=float, default=420.0, help="seconds for the whole run")
-    ap.add_argument("--only", default=None, help="only tasks whose id contains this")
+    ap.add_argument("--only", default=None,
+                    help="only tasks whose id contains one of these comma-separated parts")
     a = ap.parse_args()
     t_start = time.monotonic()
     deadline = t_start + a.total
@@ -132,10 +133,12 @@ def main():
         out("baseline_vs_torch: torch sees no CUDA device")
         return 3
 
-    paths = sorted(glob.glob(os.path.join(ROOT, "tasks", "level*", "*.kt")))
+    paths = sorted(glob.glob(os.path.join(ROOT, "tasks", "level*", "*.kt")) +
+                   glob.glob(os.path.join(ROOT, "tasks", "serving", "*.kt")))
     ids = [os.path.relpath(p, os.path.join(ROOT, "tasks"))[:-3] for p in paths]
     if a.only:
-        keep = [i for i, t in enumerate(ids) if a.only in t]
+        parts = [x for x in a.only.split(",") if x]
+        keep = [i for i, t in enumerate(ids) if any(x in t for x in parts)]
         paths, ids = [paths[i] for i in keep], [ids[i] for i in keep]
 
     copy_gbs = None

@@ -397,6 +397,47 @@ def op_env(device="cuda"):
         "avg_pool1d": F.avg_pool1d, "avg_pool2d": F.avg_pool2d, "avg_pool3d": F.avg_pool3d,
         "adaptive_avg_pool1d": F.adaptive_avg_pool1d, "adaptive_avg_pool2d": F.adaptive_avg_pool2d,
         "adaptive_avg_pool3d": F.adaptive_avg_pool3d,
+        # table D
+        "sdpa": lambda query, key, value, causal=False, scale=None:
+            F.scaled_dot_product_attention(query, key, value, is_causal=causal, scale=scale),
+        "scaled_dot_product_attention": lambda query, key, value, is_causal=False, scale=None:
+            F.scaled_dot_product_attention(query, key, value, is_causal=is_causal, scale=scale),
+        "embedding": lambda input, weight: F.embedding(input, weight),
+        "cat": lambda t0, t1, t2=None, t3=None, dim=0:
+            torch.cat([t for t in (t0, t1, t2, t3) if t is not None], dim=dim),
+        # a view, as in eager PyTorch code (x[:, a:b]); the op consuming it pays
+        "narrow": lambda input, dim, start, length: torch.narrow(input, dim, start, length),
+        "pad": lambda input, pad, mode="constant", value=0.0: F.pad(input, list(pad), mode=mode, value=value),
+        "flip": lambda input, dims: torch.flip(input, list(dims)),
+        "where": lambda condition, input, other:
+            torch.where(condition, as_tensor(input, other), as_tensor(other, input)),
+        "masked_fill": lambda input, mask, value: input.masked_fill(mask, value),
+        "triu": lambda input, diagonal=0: torch.triu(input, diagonal),
+        "tril": lambda input, diagonal=0: torch.tril(input, diagonal),
+        "cumprod": lambda input, dim: torch.cumprod(input, dim=dim),
+        "batch_norm": lambda input, running_mean=None, running_var=None, weight=None, bias=None,
+            training=False, momentum=0.1, eps=1e-5:
+            F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps),
+        "group_norm": lambda input, num_groups, weight=None, bias=None, eps=1e-5:
+            F.group_norm(input, num_groups, weight, bias, eps),
+        "instance_norm": lambda input, running_mean=None, running_var=None, weight=None, bias=None,
+            use_input_stats=True, momentum=0.1, eps=1e-5:
+            F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps),
+        "norm": lambda input, p=2.0, dim=None, keepdim=False:
+            torch.linalg.vector_norm(input, ord=p, dim=dim, keepdim=keepdim),
+        "normalize": lambda input, p=2.0, dim=1, eps=1e-12: F.normalize(input, p=p, dim=dim, eps=eps),
+        "cosine_similarity": lambda x1, x2, dim=1, eps=1e-8: F.cosine_similarity(x1, x2, dim=dim, eps=eps),
+        "kl_div": lambda input, target, reduction="mean", log_target=False:
+            F.kl_div(input, target, reduction=reduction, log_target=log_target),
+        "hinge_embedding_loss": lambda input, target, margin=1.0, reduction="mean":
+            F.hinge_embedding_loss(input, target, margin=margin, reduction=reduction),
+        "huber_loss": lambda input, target, reduction="mean", delta=1.0:
+            F.huber_loss(input, target, reduction=reduction, delta=delta),
+        "smooth_l1_loss": lambda input, target, reduction="mean", beta=1.0:
+            F.smooth_l1_loss(input, target, reduction=reduction, beta=beta),
+        "triplet_margin_loss": lambda anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+            reduction="mean": F.triplet_margin_loss(anchor, positive, negative, margin=margin, p=p, eps=eps,
+                                                    swap=swap, reduction=reduction),
         "copy": lambda input: input.clone(),
         "True": True, "False": False, "true": True, "false": False, "None": None,
     }

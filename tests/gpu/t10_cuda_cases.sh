@@ -10,6 +10,14 @@ fi
 for f in "$KJ_ROOT"/examples/solutions/cuda/*.cu "$KJ_ROOT"/examples/broken/cuda/*.cu \
 	"$KJ_ROOT"/examples/redteam/*.cu; do
 	[ -f "$f" ] || continue
+	# KJ_CASES_ONLY=a,b: only the case files whose path contains a part
+	if [ -n "${KJ_CASES_ONLY:-}" ]; then
+		keep=0
+		for part in ${KJ_CASES_ONLY//,/ }; do
+			case "$f" in *"$part"*) keep=1 ;; esac
+		done
+		[ $keep = 1 ] || continue
+	fi
 	hdr=$(head -n 1 "$f")
 	task=$(printf '%s\n' "$hdr" | sed -n 's/.*task=\([^ ]*\).*/\1/p')
 	expect=$(printf '%s\n' "$hdr" | sed -n 's/.*expect=\([^ ]*\).*/\1/p')

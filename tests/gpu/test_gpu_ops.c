@@ -328,6 +328,21 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* KJ_GPU_ONLY=a,b,c: only the task files whose path contains one of the
+ * comma-separated parts (a device run re-checking what changed). */
+static int wanted(const char *path)
+{
+	const char *only = getenv("KJ_GPU_ONLY");
+	char buf[1024], *save = NULL;
+	if (!only || !*only)
+		return 1;
+	snprintf(buf, sizeof(buf), "%s", only);
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (*tok && strstr(path, tok))
+			return 1;
+	return 0;
+}
+
 static void run_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -339,7 +354,9 @@ static void run_dir(const char *dir)
 		return;
 	while ((e = readdir(d)) && n < 512) {
 		size_t len = strlen(e->d_name);
-		if (len > 3 && strcmp(e->d_name + len - 3, ".kt") == 0)
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (len > 3 && strcmp(e->d_name + len - 3, ".kt") == 0 && wanted(path))
 			names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
@@ -697,6 +714,14 @@ int main(void)
 	run_dir("tasks/level1");
 	run_dir("tasks/level2");
 	run_dir("tasks/level3");
+	run_dir("tasks/serving");
+	run_dir("tasks/trace/llama");
+	if (getenv("KJ_GPU_ONLY") && *getenv("KJ_GPU_ONLY")) {
+		printf("# op-level cases not run: KJ_GPU_ONLY=%s selects task files\n",
+		       getenv("KJ_GPU_ONLY"));
+		kj_gpu_close(gpu);
+		return done_testing();
+	}
 	unary_cases();
 	binary_cases();
 	reduce_cases();
