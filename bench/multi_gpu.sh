@@ -100,7 +100,8 @@ ab=$(awk '$1=="AB"{print $3}' "$work/runs.txt")
 printf 'scaling: two GPUs against GPU 0 alone = %.2fx (target >= 1.9x)\n' "$(awk "BEGIN{print $a / $ab}")"
 echo
 echo "== kjudge compare A (GPU 0) B (GPU 1): same candidates, speedup ratio per task"
-"$kj" compare A B --db "$work/A.sqlite" --db-b "$work/B.sqlite" 2>&1 | tail -n 40 || true
+"$kj" compare A B --db "$work/A.sqlite" --db-b "$work/B.sqlite" >"$work/compare.md" 2>&1 || true
+tail -n 70 "$work/compare.md"
 if [ -n "${OUT:-}" ]; then
-	cp "$work"/*.json "$work/runs.txt" "$OUT"/ 2>/dev/null || true
+	cp "$work"/*.json "$work/runs.txt" "$work/compare.md" "$OUT"/ 2>/dev/null || true
 fi
