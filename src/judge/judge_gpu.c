@@ -231,11 +231,13 @@ static int gjudge_outputs(struct judge *j, struct gshape *s, const double *const
 					 &c, j->err)))
 			return rc;
 		to_errstat(&c, &st);
+		st.exact = !kj_dtype_is_float(ti->dtype);
 		if (record) {
 			if ((rc = kj_gpu_compare(j->gpu, ti->dtype, kj_gpu_exec_buf(s->base, vi), refs[i],
 						 numel(s, vi), atol, rtol, &bc, j->err)))
 				return rc;
 			to_errstat(&bc, &bst);
+			bst.exact = st.exact;
 		}
 		if (kjj_record_output(j, bind, k, seed, fl, sg, ms, record, vi, ti, &st, record ? &bst : NULL)) {
 			*bad = 1;

@@ -24,6 +24,7 @@
 
 struct errstat {
 	int64_t n, nbad, first_bad;
+	int exact; /* an integer or bool output: judged exactly, metric or not */
 	double expected, got, max_abs, max_rel;
 	double dot, gg, rr, l1num, l1den, sq;
 };

@@ -69,4 +69,40 @@ expect_success "the judge goes on after a candidate kills its worker (SIGSYS), t
 	"$KJ" eval --json --quiet --no-perf level1/relu "$KJ_ROOT/examples/solutions/cpu/relu.c" >"$TMP/h.json" &&
 	test "$(json_get "$TMP/h.json" status)" = pass'
 
+# A metric task's cosine/L1/RMSE sum float elements only: its integer
+# outputs must still be judged exactly, or they could hold anything.
+cat >"$TMP/metric_int.kt" <<'KT'
+task metric_int
+level 1
+category Quantization
+about "a float output judged by metric next to an integer one"
+input  x: f32[N] ~ normal
+output y: f32[N]
+output q: i32[N]
+y = x * 2.0
+q = cast(x * 100.0, i32)
+check N=37; N=1000
+bench cpu N=4096 weight=1
+metric cos>=0.999 l1<=0.01
+KT
+cat >"$TMP/metric_int_ok.c" <<'C'
+#include <stdint.h>
+void metric_int(const float *x, float *y, int32_t *q, int64_t N)
+{
+	for (int64_t i = 0; i < N; i++) {
+		y[i] = x[i] * 2.0f;
+		q[i] = (int32_t)(x[i] * 100.0f);
+	}
+}
+C
+sed 's/q\[i\] = (int32_t)(x\[i\] \* 100.0f);/q[i] = 0;/' "$TMP/metric_int_ok.c" >"$TMP/metric_int_zero.c"
+expect_success "a metric task passes a candidate whose integer output is right" '
+	"$KJ" eval --json --quiet --no-perf "$TMP/metric_int.kt" "$TMP/metric_int_ok.c" >"$TMP/v.json"
+	test "$(json_get "$TMP/v.json" status)" = pass'
+expect_success "and fails one whose integer output is zeros (the metric skips integers)" '
+	grep -q "q\[i\] = 0;" "$TMP/metric_int_zero.c" &&
+	"$KJ" eval --json --quiet --no-perf "$TMP/metric_int.kt" "$TMP/metric_int_zero.c" >"$TMP/v.json"
+	test "$(json_get "$TMP/v.json" status)" = mismatch &&
+	json_get "$TMP/v.json" reason | grep -q "q"'
+
 done_testing
