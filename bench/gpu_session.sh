@@ -47,7 +47,7 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 	# a file of shell assignments may set them too: gpu_session.sh recheck FILE
 	if [ -n "${2:-}" ]; then
 		. "$2"
-		export KJ_GPU_ONLY KJ_CASES_ONLY KJ_BVT_ONLY KJ_RECHECK_TIMEOUT KJ_MULTI_TIMEOUT
+		export KJ_GPU_ONLY KJ_CASES_ONLY KJ_BVT_ONLY KJ_RECHECK_TIMEOUT KJ_MULTI_TIMEOUT KJ_MULTI_N KJ_MULTI_BUDGET KJ_RECHECK_PY KJ_RECHECK_TRACE KJ_SERVE_TIMEOUT KJ_GPU_OPCASES
 	fi
 	# what changed since a full run: KJ_GPU_ONLY (task files for test_gpu_ops),
 	# KJ_CASES_ONLY (case files for t10), KJ_BVT_ONLY (tasks for baseline_vs_torch);
@@ -80,7 +80,8 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 fi
 if want multi; then
 	ncase=$(ls examples/solutions/cuda/*.cu examples/broken/cuda/*.cu | wc -l)
-	timeout "${KJ_MULTI_TIMEOUT:-560}" bash bench/multi_gpu.sh --n "$ncase" -- --perf-budget 0.2 >"$O/multi.txt" 2>&1
+	timeout "${KJ_MULTI_TIMEOUT:-560}" bash bench/multi_gpu.sh --n "${KJ_MULTI_N:-$ncase}" \
+		-- --perf-budget "${KJ_MULTI_BUDGET:-0.2}" >"$O/multi.txt" 2>&1
 	echo "== multi ($(el))"
 	tail -n 30 "$O/multi.txt"
 fi
@@ -98,7 +99,7 @@ if want trace; then
 	grep -i -E "s_agg|coverage|weighted" "$O/trace_report.md" | head -12
 fi
 if want serve; then
-	timeout 300 bash bench/serve_throughput.sh --backend cuda --gpus 0,1 --n 32 --clients 8 \
+	timeout "${KJ_SERVE_TIMEOUT:-300}" bash bench/serve_throughput.sh --backend cuda --gpus 0,1 --n 32 --clients 8 \
 		-- --perf-budget 0.2 >"$O/serve.txt" 2>&1
 	echo "== serve ($(el))"
 	tail -n 3 "$O/serve.txt"

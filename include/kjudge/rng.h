@@ -29,6 +29,8 @@ typedef enum kj_dist_kind {
 	KJ_DIST_KAIMING,    /* uniform(-a, a), a = 1/sqrt(fan_in), as nn.Linear/Conv init */
 	KJ_DIST_ONES,
 	KJ_DIST_ZEROS,
+	KJ_DIST_SPD,        /* symmetric, diagonally dominant over the last two dims (a = n):
+	                       off-diagonal uniform(-1, 1), diagonal n + uniform(0, 1); no outliers */
 	KJ_DIST_COUNT
 } kj_dist_kind;
 

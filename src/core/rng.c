@@ -9,7 +9,8 @@
 
 _Static_assert(KJ_RI_NORMAL == KJ_DIST_NORMAL && KJ_RI_UNIFORM == KJ_DIST_UNIFORM &&
 		       KJ_RI_RANDINT == KJ_DIST_RANDINT && KJ_RI_KAIMING == KJ_DIST_KAIMING &&
-		       KJ_RI_ONES == KJ_DIST_ONES && KJ_RI_ZEROS == KJ_DIST_ZEROS,
+		       KJ_RI_ONES == KJ_DIST_ONES && KJ_RI_ZEROS == KJ_DIST_ZEROS &&
+		       KJ_RI_SPD == KJ_DIST_SPD,
 	       "rng_impl.h kinds must match kj_dist_kind");
 
 void kj_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
@@ -22,7 +23,7 @@ const char *kj_dist_name(kj_dist_kind k)
 	static const char *const names[KJ_DIST_COUNT] = {
 		[KJ_DIST_NORMAL] = "normal", [KJ_DIST_UNIFORM] = "uniform",
 		[KJ_DIST_RANDINT] = "randint", [KJ_DIST_KAIMING] = "kaiming",
-		[KJ_DIST_ONES] = "ones", [KJ_DIST_ZEROS] = "zeros",
+		[KJ_DIST_ONES] = "ones", [KJ_DIST_ZEROS] = "zeros", [KJ_DIST_SPD] = "spd",
 	};
 	if ((int)k < 0 || k >= KJ_DIST_COUNT)
 		return "?";

@@ -23,6 +23,11 @@
  *              to int64): r <= 2^32: ((uint64)w0 * r) >> 32; larger r: the
  *              high 64 bits of the 128-bit product ((w0 << 32) | w1) * r
  *   ones, zeros = 1, 0
+ *   spd      = a matrix per trailing n x n block (a = n): element (i, j) takes
+ *              the block of the index of (min(i, j), max(i, j)) in its matrix,
+ *              value n + u01 on the diagonal, -1 + 2 * u01 off it (symmetric,
+ *              strictly diagonally dominant, so positive definite and every
+ *              triangle well conditioned); never outliers
  *   outliers (normal, uniform, kaiming only): when w2 < prob * 2^32 (as
  *              doubles), value *= scale, then value = -value when w3 & 1.
  */
@@ -47,6 +52,7 @@
 #define KJ_RI_KAIMING 3
 #define KJ_RI_ONES 4
 #define KJ_RI_ZEROS 5
+#define KJ_RI_SPD 6
 
 KJ_HD static inline void kj_ri_mulhilo32(uint32_t a, uint32_t b, uint32_t *hi, uint32_t *lo)
 {
@@ -347,6 +353,17 @@ KJ_HD static inline double kj_ri_value(int kind, double a, double b, double prob
 		return 1.0;
 	if (kind == KJ_RI_ZEROS)
 		return 0.0;
+	if (kind == KJ_RI_SPD) {
+		uint64_t n = (uint64_t)a, m, i, j;
+		if (n == 0)
+			return 0.0;
+		m = index % (n * n);
+		i = m / n;
+		j = m % n;
+		kj_ri_block(seed, tensor_id, index - m + (i < j ? i * n + j : j * n + i), w);
+		v = kj_ri_u01(w[0], w[1]);
+		return i == j ? (double)n + v : -1.0 + 2.0 * v;
+	}
 	kj_ri_block(seed, tensor_id, index, w);
 	switch (kind) {
 	case KJ_RI_NORMAL: {

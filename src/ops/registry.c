@@ -16,6 +16,10 @@ extern const kj_op kj_ops_c[];
 extern const int kj_ops_c_count;
 extern const kj_op kj_ops_d[];
 extern const int kj_ops_d_count;
+extern const kj_op kj_ops_e[];
+extern const int kj_ops_e_count;
+extern const kj_op kj_ops_f[];
+extern const int kj_ops_f_count;
 
 #define KJ_MAX_OPS 256
 static const kj_op *all_ops[KJ_MAX_OPS];
@@ -35,6 +39,10 @@ static void build(void)
 		flat[n++] = kj_ops_c[i];
 	for (int i = 0; i < kj_ops_d_count && n < KJ_MAX_OPS; i++)
 		flat[n++] = kj_ops_d[i];
+	for (int i = 0; i < kj_ops_e_count && n < KJ_MAX_OPS; i++)
+		flat[n++] = kj_ops_e[i];
+	for (int i = 0; i < kj_ops_f_count && n < KJ_MAX_OPS; i++)
+		flat[n++] = kj_ops_f[i];
 	for (int i = 0; i < n; i++)
 		all_ops[i] = &flat[i];
 	nops = n;

@@ -123,6 +123,30 @@ static int infer_div(kj_bnode *n, char *msg, size_t msglen)
 	return 0;
 }
 
+/* Bitwise ops take integer (and, except the shifts, bool) operands only,
+ * as PyTorch; the result dtype is the promoted one (i8 & 15 stays i8). */
+static int infer_bitwise_ops(kj_bnode *n, int allow_bool, char *msg, size_t msglen)
+{
+	kj_dtype a = n->in[0].dtype, b = n->in[1].dtype;
+
+	if (kjo_is_float(a) || kjo_is_float(b) ||
+	    (!allow_bool && (a == KJ_BOOL || b == KJ_BOOL)))
+		return kjo_fail(msg, msglen, "%s: operands must be %s, got %s and %s",
+				n->op->name, allow_bool ? "integer or bool" : "integer",
+				kj_dtype_name(a), kj_dtype_name(b));
+	return infer_binary(n, msg, msglen);
+}
+
+static int infer_bitwise(kj_bnode *n, char *msg, size_t msglen)
+{
+	return infer_bitwise_ops(n, 1, msg, msglen);
+}
+
+static int infer_shift(kj_bnode *n, char *msg, size_t msglen)
+{
+	return infer_bitwise_ops(n, 0, msg, msglen);
+}
+
 enum red_rule {
 	R_KEEP,      /* same dtype: max, min */
 	R_INT64,     /* bool/int give i64: sum, prod, cumsum */
@@ -322,6 +346,10 @@ const kj_op kj_ops_a[] = {
 	OP(abs, p_unary, infer_unary_keep, cost_per_out, "abs(x): |x| elementwise; keeps the dtype",
 	   NULL),
 	OP(neg, p_unary, infer_neg, cost_per_out, "neg(x): -x elementwise; keeps the dtype", NULL),
+	OP(round, p_unary, infer_unary_keep, cost_per_out,
+	   "round(x): the nearest integer elementwise, halves to even (torch.round: round(2.5) = 2, "
+	   "round(-0.5) = -0); keeps the dtype",
+	   "no decimals argument"),
 	OP(clamp, p_clamp, infer_clamp, cost_per_out,
 	   "clamp(x, min=None, max=None): max(x, min) then min(., max), an absent bound is not "
 	   "applied; if min > max every element is max; NaN stays NaN",
@@ -340,6 +368,22 @@ const kj_op kj_ops_a[] = {
 	   "minimum(x, y): elementwise min with broadcasting; NaN if either is NaN", NULL),
 	OP(pow, p_pow, infer_binary, cost_per_out,
 	   "pow(x, exponent): x ** exponent elementwise with broadcasting", NULL),
+	OP(bitwise_and, p_binary, infer_bitwise, cost_per_out,
+	   "bitwise_and(x, y): x & y elementwise with broadcasting; integer or bool operands", NULL),
+	OP(bitwise_or, p_binary, infer_bitwise, cost_per_out,
+	   "bitwise_or(x, y): x | y elementwise with broadcasting; integer or bool operands", NULL),
+	OP(bitwise_xor, p_binary, infer_bitwise, cost_per_out,
+	   "bitwise_xor(x, y): x ^ y elementwise with broadcasting; integer or bool operands", NULL),
+	OP(bitwise_left_shift, p_binary, infer_shift, cost_per_out,
+	   "bitwise_left_shift(x, y): x << y elementwise with broadcasting on integer operands; "
+	   "the result wraps to its dtype (i8: 8 << 4 is -128); a shift < 0 or >= the bit width "
+	   "gives 0",
+	   NULL),
+	OP(bitwise_right_shift, p_binary, infer_shift, cost_per_out,
+	   "bitwise_right_shift(x, y): x >> y elementwise with broadcasting on integer operands; "
+	   "arithmetic (sign-filling) shift, so -16 >> 4 is -1; a shift < 0 or >= the bit width "
+	   "shifts by the width - 1",
+	   NULL),
 	OP(sum, p_reduce, infer_red_int64, cost_reduce,
 	   "sum(x, dim=None, keepdim=False): sum along dim (all elements if None); bool/int "
 	   "give i64",

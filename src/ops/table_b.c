@@ -89,6 +89,8 @@ static void cost_move(const kj_bnode *n, kj_cost *c)
 
 /* ---- matmul, bmm, linear ---- */
 
+/* Both operands one floating dtype, or both i8: the integer product
+ * (torch._int_mm) accumulates exactly and gives i32. */
 static int check_mm_dtypes(const char *op, const kj_tinfo *a, const kj_tinfo *b, char *msg,
 			   size_t len)
 {
@@ -97,7 +99,22 @@ static int check_mm_dtypes(const char *op, const kj_tinfo *a, const kj_tinfo *b,
 			 kj_dtype_name(a->dtype), kj_dtype_name(b->dtype));
 		return -1;
 	}
-	return need_float(op, "operand", a, msg, len);
+	if (a->dtype == KJ_I8)
+		return 0;
+	if (!kj_dtype_is_float(a->dtype)) {
+		snprintf(msg, len,
+			 "%s: operand dtype %s is not supported (floating operands, or two i8 "
+			 "operands giving i32)",
+			 op, kj_dtype_name(a->dtype));
+		return -1;
+	}
+	return 0;
+}
+
+/* The result dtype of a product of two operands of dtype t. */
+static kj_dtype mm_out_dtype(kj_dtype t)
+{
+	return t == KJ_I8 ? KJ_I32 : t;
 }
 
 static int inner_dims_error(const char *op, const kj_tinfo *a, int ia, const kj_tinfo *b,
@@ -143,7 +160,7 @@ static int infer_matmul(kj_bnode *n, char *msg, size_t len)
 		return -1;
 	}
 	memset(&n->out, 0, sizeof n->out);
-	n->out.dtype = a->dtype;
+	n->out.dtype = mm_out_dtype(a->dtype);
 	for (int i = 0; i < g.brank; i++, r++) {
 		int ia = i - off_a, ib = i - off_b;
 		int from_a = ia >= 0 && (ib < 0 || a->shape.d[ia] != 1);
@@ -181,7 +198,7 @@ static int infer_bmm(kj_bnode *n, char *msg, size_t len)
 	if (a->shape.d[2] != b->shape.d[1])
 		return inner_dims_error("bmm", a, 2, b, 1, msg, len);
 	memset(&n->out, 0, sizeof n->out);
-	n->out.dtype = a->dtype;
+	n->out.dtype = mm_out_dtype(a->dtype);
 	n->out.shape.rank = 3;
 	n->out.shape.d[0] = a->shape.d[0];
 	n->out.shape.d[1] = a->shape.d[1];
@@ -214,6 +231,11 @@ static int infer_linear(kj_bnode *n, char *msg, size_t len)
 	}
 	if (x->shape.d[r - 1] != w->shape.d[1])
 		return inner_dims_error("linear", x, r - 1, w, 1, msg, len);
+	if (n->present[2] && x->dtype == KJ_I8) {
+		snprintf(msg, len, "linear: a bias is not supported with i8 operands (add it to "
+				   "the i32 result, or after a cast)");
+		return -1;
+	}
 	if (n->present[2]) {
 		kj_tinfo want;
 		memset(&want, 0, sizeof want);
@@ -224,6 +246,7 @@ static int infer_linear(kj_bnode *n, char *msg, size_t len)
 			return -1;
 	}
 	same_as_input(n);
+	n->out.dtype = mm_out_dtype(x->dtype);
 	n->out.shape.d[r - 1] = w->shape.d[0];
 	n->out.label[r - 1] = w->label[0];
 	return 0;
@@ -514,15 +537,15 @@ const kj_op kj_ops_b[] = {
 	  "matmul(input, other): matrix product as torch.matmul: 1-D x 1-D is a dot product (0-D result); "
 	  "a 1-D operand gets a unit dim prepended (input) or appended (other) that the result drops; "
 	  "[..., M, K] @ [..., K, N] -> [..., M, N] with the batch dims broadcast; both operands the same "
-	  "floating dtype",
+	  "floating dtype, or both i8 giving i32 (exact int32 accumulation, as torch._int_mm)",
 	  NP(p_matmul), infer_matmul, cost_matmul, KERNELS(matmul), NULL },
 	{ "bmm",
 	  "bmm(input, mat2): batched matrix product [B, M, K] @ [B, K, N] -> [B, M, N]; both 3-D, equal B, "
-	  "no broadcasting, same floating dtype",
+	  "no broadcasting, same floating dtype, or both i8 giving i32",
 	  NP(p_bmm), infer_bmm, cost_matmul, KERNELS(matmul), NULL },
 	{ "linear",
 	  "linear(input, weight, bias=None): y = input @ weight^T + bias with input [..., in], weight "
-	  "[out, in], bias [out]; y is [..., out]",
+	  "[out, in], bias [out]; y is [..., out]; i8 input and weight (no bias) give i32",
 	  NP(p_linear), infer_linear, cost_linear, KERNELS(linear),
 	  "weight must be 2-D and bias exactly [out] (PyTorch also takes a 1-D weight and a "
 	  "broadcastable bias)" },

@@ -443,6 +443,7 @@ static const struct {
 	{ "normal", KJ_DIST_NORMAL, 0, 2 },   { "uniform", KJ_DIST_UNIFORM, 0, 2 },
 	{ "randint", KJ_DIST_RANDINT, 2, 2 }, { "kaiming", KJ_DIST_KAIMING, 0, 0 },
 	{ "ones", KJ_DIST_ONES, 0, 0 },       { "zeros", KJ_DIST_ZEROS, 0, 0 },
+	{ "spd", KJ_DIST_SPD, 0, 0 },
 };
 
 static int parse_decl(struct parser *p, kj_value_kind kind)
@@ -501,12 +502,12 @@ static int parse_decl(struct parser *p, kj_value_kind kind)
 		if (!d)
 			return KJ_E_PARSE;
 		if (d->kind != KJ_X_IDENT && d->kind != KJ_X_CALL)
-			return perr(p, dl, "expected a distribution (normal, uniform, randint, kaiming, ones, zeros)");
+			return perr(p, dl, "expected a distribution (normal, uniform, randint, kaiming, ones, zeros, spd)");
 		for (k = 0; k < sizeof(dists) / sizeof(dists[0]); k++)
 			if (!strcmp(dists[k].name, d->name))
 				break;
 		if (k == sizeof(dists) / sizeof(dists[0]))
-			return perr(p, dl, "unknown distribution '%s' (expected normal, uniform, randint, kaiming, ones or zeros)", d->name);
+			return perr(p, dl, "unknown distribution '%s' (expected normal, uniform, randint, kaiming, ones, zeros or spd)", d->name);
 		if (d->nargs < dists[k].nargs_min || d->nargs > dists[k].nargs_max ||
 		    (d->nargs == 1))
 			return perr(p, dl, "%s takes %s arguments, got %d", d->name,
@@ -528,7 +529,8 @@ static int parse_decl(struct parser *p, kj_value_kind kind)
 		v->dist = dists[k].kind;
 	}
 	if (!kj_dtype_is_float(v->dtype) &&
-	    (v->dist == KJ_DIST_NORMAL || v->dist == KJ_DIST_UNIFORM || v->dist == KJ_DIST_KAIMING))
+	    (v->dist == KJ_DIST_NORMAL || v->dist == KJ_DIST_UNIFORM || v->dist == KJ_DIST_KAIMING ||
+	     v->dist == KJ_DIST_SPD))
 		return perr(p, loc, "%s '%s' has integer dtype %s: use randint(lo, hi), ones or zeros",
 			    kind == KJ_V_PARAM ? "param" : "input", name, dd);
 	if (kind != KJ_V_OUTPUT && !kj_dtype_is_float(v->dtype) && v->dist == KJ_DIST_RANDINT &&

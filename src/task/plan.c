@@ -268,6 +268,15 @@ static int bind_dist(const kj_task *t, int bind, const kj_value *v, const kj_tin
 		d->b = 0;
 		return 0;
 	}
+	case KJ_DIST_SPD: {
+		int r = ti->shape.rank;
+		if (r < 2 || ti->shape.d[r - 1] != ti->shape.d[r - 2])
+			return berr(t, bind, v->loc, err,
+				    "%s: spd needs square matrices in the last two dims", v->name);
+		d->a = (double)ti->shape.d[r - 1];
+		d->b = 0;
+		return 0;
+	}
 	default:
 		d->a = d->b = 0;
 		return 0;

@@ -685,6 +685,57 @@ static void misc_cases(void)
 		 "output s: f32[]\ns = triplet_margin_loss(a, p, n, margin=30.0)\ncheck D=100\n", NULL);
 }
 
+/* Table E: rand_like bit for bit (tol 0) across a counter that carries into
+ * its high word, with a 64-bit seed and an odd size; randn_like; the
+ * comparisons with broadcasting, a bf16 operand and literals. */
+static void random_cases(void)
+{
+	run_text("rand_like_exact", "input x: bf16[B, N] ~ normal\noutput y: f32[B, N]\n"
+		 "y = rand_like(x, seed=81985529216486895, offset=4294967294)\n"
+		 "check B=3 N=7; B=1 N=1; B=5 N=4099\ntol atol=0 rtol=0\n", NULL);
+	run_text("randn_like_odd", "input x: f32[N] ~ normal\noutput y: f32[N]\n"
+		 "y = randn_like(x, seed=3, offset=5)\ncheck N=1; N=10001\n", NULL);
+	run_text("compare_bcast", "input a: f32[B, N] ~ normal\ninput b: bf16[N] ~ normal\n"
+		 "output l: bool[B, N]\noutput e: bool[B, N]\noutput g: bool[N]\noutput h: bool[B, N]\n"
+		 "l = less(a, b)\ne = less_equal(b, a)\ng = greater(b, 0.1)\nh = greater_equal(a, 0)\n"
+		 "check B=7 N=33; B=1 N=1\n", NULL);
+}
+
+/* Table F variants that no task covers: every side and triangle of the
+ * triangular solve, cuBLAS's looped (batch <= 8) and batched paths, the
+ * upper Cholesky factor with both block sizes, and interpolate in 16-bit
+ * dtypes, with align_corners and down-sampling. */
+static void linalg2_cases(void)
+{
+	static const char *const trsm[] = {
+		"upper=True", "upper=True, left=False", "upper=False, left=False",
+	};
+	char body[1024], id[64];
+	for (size_t i = 0; i < sizeof(trsm) / sizeof(trsm[0]); i++) {
+		snprintf(id, sizeof(id), "trsm%zu", i);
+		snprintf(body, sizeof(body),
+			 "input a: f32[Q, N, N] ~ spd\ninput b: f32[Q, %s] ~ normal\n"
+			 "output x: f32[Q, %s]\nx = linalg_solve_triangular(a, b, %s)\n"
+			 "check Q=3 N=17 K=5; Q=12 N=9 K=4\ntol atol=1e-6 rtol=1e-4\n",
+			 i ? "K, N" : "N, K", i ? "K, N" : "N, K", trsm[i]);
+		run_text(id, body, NULL);
+	}
+	run_text("trsm_unit", "input a: f32[Q, N, N] ~ uniform(-0.1, 0.1)\ninput b: f32[Q, N, K] ~ normal\n"
+		 "output x: f32[Q, N, K]\nx = linalg_solve_triangular(a, b, upper=False, unitriangular=True)\n"
+		 "check Q=2 N=19 K=3; Q=9 N=6 K=7\n", NULL);
+	run_text("cholesky_upper", "input a: f32[Q, N, N] ~ spd\noutput l: f32[Q, N, N]\n"
+		 "l = linalg_cholesky(a, upper=True)\ncheck Q=3 N=40; Q=2 N=100\n", NULL);
+	run_text("interp_bilinear_ac_bf16", "input x: bf16[N, C, H, W] ~ normal\noutput y: bf16[N, C, OH, OW]\n"
+		 "y = interpolate(x, size=[OH, OW], mode=\"bilinear\", align_corners=True)\n"
+		 "check N=2 C=3 H=7 W=5 OH=13 OW=4; N=1 C=1 H=3 W=1 OH=1 OW=6\n", NULL);
+	run_text("interp_nearest_f16", "input x: f16[N, C, H, W] ~ normal\noutput y: f16[N, C, OH, OW]\n"
+		 "y = interpolate(x, size=[OH, OW], mode=\"nearest\")\n"
+		 "check N=2 C=3 H=26 W=21 OH=22 OW=69\n", NULL);
+	run_text("interp_bilinear_down", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, OH, OW]\n"
+		 "y = interpolate(x, size=[OH], mode=\"bilinear\")\n"
+		 "check N=2 C=3 H=31 W=31 OH=7 OW=7\n", NULL);
+}
+
 int main(void)
 {
 	struct kj_err err;
@@ -711,13 +762,16 @@ int main(void)
 		is_int(missing, 0, "every op of the registry (%d) has a CUDA implementation", nops);
 		ok(!kj_gpu_has_op("no_such_op"), "an unknown op has none");
 	}
+	linalg2_cases();
 	run_dir("tasks/level1");
 	run_dir("tasks/level2");
 	run_dir("tasks/level3");
 	run_dir("tasks/serving");
 	run_dir("tasks/trace/llama");
-	if (getenv("KJ_GPU_ONLY") && *getenv("KJ_GPU_ONLY")) {
-		printf("# op-level cases not run: KJ_GPU_ONLY=%s selects task files\n",
+	if (getenv("KJ_GPU_ONLY") && *getenv("KJ_GPU_ONLY") &&
+	    !(getenv("KJ_GPU_OPCASES") && !strcmp(getenv("KJ_GPU_OPCASES"), "1"))) {
+		printf("# op-level cases not run: KJ_GPU_ONLY=%s selects task files "
+		       "(KJ_GPU_OPCASES=1 runs them too)\n",
 		       getenv("KJ_GPU_ONLY"));
 		kj_gpu_close(gpu);
 		return done_testing();
@@ -729,6 +783,7 @@ int main(void)
 	linalg_norm_loss_cases();
 	misc_cases();
 	conv_pool_cases();
+	random_cases();
 	kj_gpu_close(gpu);
 	return done_testing();
 }

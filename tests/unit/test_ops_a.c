@@ -84,8 +84,9 @@ static void test_table(void)
 	static const char *const names[] = {
 		"relu", "leaky_relu", "sigmoid", "tanh", "gelu", "silu", "selu", "elu",
 		"hardsigmoid", "hardswish", "hardtanh", "softplus", "softsign", "exp", "log",
-		"sqrt", "rsqrt", "abs", "neg", "clamp", "add", "sub", "mul", "div", "maximum",
-		"minimum", "pow", "sum", "mean", "max", "min", "argmax", "argmin", "prod",
+		"sqrt", "rsqrt", "abs", "neg", "round", "clamp", "add", "sub", "mul", "div", "maximum",
+		"minimum", "pow", "bitwise_and", "bitwise_or", "bitwise_xor",
+		"bitwise_left_shift", "bitwise_right_shift", "sum", "mean", "max", "min", "argmax", "argmin", "prod",
 		"logsumexp", "var", "std", "softmax", "log_softmax", "cumsum"};
 	int nn = (int)(sizeof(names) / sizeof(names[0])), complete = 1, found = 1;
 
@@ -453,6 +454,137 @@ static kj_dtype promo(kj_dtype a, int ra, int wa, kj_dtype b, int rb, int wb)
 	for (int i = 0; i < rb; i++)
 		y.shape.d[i] = 4;
 	return kj_promote(&x, &y);
+}
+
+/* Runs bitwise op `name` on a (i8, 6 values) and b (weak literal or [6]
+ * of dtype bdt) with both kernels; 1 when both give want[]. */
+static int bitwise6(const char *name, kj_dtype adt, const double *a, kj_dtype bdt, int b_weak,
+		    const double *b, const double *want, kj_dtype want_dt)
+{
+	kj_bnode n;
+	double out[6];
+	float a32[6], b32[6], o32[6];
+	int good = 1;
+
+	node(&n, name);
+	operand(&n, 0, adt, 1, 6);
+	if (b_weak)
+		literal(&n, 1, bdt);
+	else
+		operand(&n, 1, bdt, 1, 6);
+	if (run2(&n, a, b, out)) {
+		printf("# %s: %s\n", name, msg);
+		return 0;
+	}
+	if (n.out.dtype != want_dt) {
+		printf("# %s gives %s\n", name, kj_dtype_name(n.out.dtype));
+		return 0;
+	}
+	for (int i = 0; i < 6; i++) {
+		a32[i] = (float)a[i];
+		b32[i] = (float)b[b_weak ? 0 : i];
+	}
+	if (n.op->cpu32(&n, (const float *const[KJ_MAX_OPERANDS]){a32, b32}, o32, msg, KJT_MSGLEN))
+		return 0;
+	for (int i = 0; i < 6; i++)
+		if (out[i] != want[i] || o32[i] != (float)want[i]) {
+			printf("# %s [%d]: got %g (f32 %g), want %g\n", name, i, out[i], o32[i],
+			       want[i]);
+			good = 0;
+		}
+	return good;
+}
+
+/* torch.round: halves to even, in both kernels; integers keep their dtype. */
+static void test_round(void)
+{
+	kj_bnode n;
+	const double x[8] = {2.5, -0.5, 0.5, 1.5, -2.5, 2.4999, -126.6, 3.0};
+	const double want[8] = {2, -0.0, 0, 2, -2, 2, -127, 3};
+	double out[8];
+	float x32[8], o32[8];
+	int good = 1;
+
+	node(&n, "round");
+	operand(&n, 0, KJ_F32, 1, 8);
+	ok(run2(&n, x, NULL, out) == 0 && n.out.dtype == KJ_F32, "round on f32 runs, keeps f32");
+	for (int i = 0; i < 8; i++)
+		x32[i] = (float)x[i];
+	ok(n.op->cpu32(&n, (const float *const[KJ_MAX_OPERANDS]){x32}, o32, msg, KJT_MSGLEN) == 0,
+	   "round f32 kernel runs");
+	for (int i = 0; i < 8; i++)
+		if (out[i] != want[i] || o32[i] != (float)want[i] ||
+		    signbit(out[i]) != signbit(want[i])) {
+			printf("# round(%g): got %g (f32 %g), want %g\n", x[i], out[i], o32[i], want[i]);
+			good = 0;
+		}
+	ok(good, "round halves to even (2.5 -> 2, -0.5 -> -0, 1.5 -> 2) in both kernels");
+	operand(&n, 0, KJ_I8, 1, 3);
+	ok(infer(&n) == 0 && n.out.dtype == KJ_I8, "round of i8 stays i8");
+}
+
+static void test_bitwise(void)
+{
+	kj_bnode n;
+	/* i8 bytes packing two int4 nibbles: 0x7F, 0x80 (-128), 0xF1 (-15),
+	 * 0x2E, 0x00, 0x9C (-100) */
+	const double x[6] = {127, -128, -15, 46, 0, -100};
+
+	ok(bitwise6("bitwise_and", KJ_I8, x, KJ_I64, 1, (const double[]){15},
+		    (const double[]){15, 0, 1, 14, 0, 12}, KJ_I8),
+	   "bitwise_and(i8, 15) keeps the low nibble, stays i8");
+	ok(bitwise6("bitwise_right_shift", KJ_I8, x, KJ_I64, 1, (const double[]){4},
+		    (const double[]){7, -8, -1, 2, 0, -7}, KJ_I8),
+	   "bitwise_right_shift(i8, 4) is arithmetic: the high nibble sign-extended");
+	ok(bitwise6("bitwise_left_shift", KJ_I8, x, KJ_I64, 1, (const double[]){4},
+		    (const double[]){-16, 0, 16, -32, 0, -64}, KJ_I8),
+	   "bitwise_left_shift(i8, 4) wraps to i8");
+	/* (x << 4) >> 4: the low nibble as a signed int4 */
+	ok(bitwise6("bitwise_right_shift", KJ_I8, (const double[]){-16, 0, 16, -32, 0, -64},
+		    KJ_I64, 1, (const double[]){4}, (const double[]){-1, 0, 1, -2, 0, -4}, KJ_I8),
+	   "(x << 4) >> 4 sign-extends the low nibble");
+	ok(bitwise6("bitwise_left_shift", KJ_I8, (const double[]){1, 1, 1, 1, -1, 3}, KJ_I8, 0,
+		    (const double[]){7, 8, -1, 0, 7, 9}, (const double[]){-128, 0, 0, 1, -128, 0},
+		    KJ_I8),
+	   "left shift by >= 8 or < 0 gives 0 (PyTorch's rule)");
+	ok(bitwise6("bitwise_right_shift", KJ_I8, (const double[]){-128, 127, -1, 64, 100, -100},
+		    KJ_I8, 0, (const double[]){7, 8, 100, -1, 0, 2},
+		    (const double[]){-1, 0, -1, 0, 100, -25}, KJ_I8),
+	   "right shift by >= 7 or < 0 shifts by 7 (sign fill)");
+	ok(bitwise6("bitwise_or", KJ_I32, (const double[]){1, -2, 0, 65536, 5, -1}, KJ_I8, 0,
+		    (const double[]){2, 1, 0, 1, -8, 0}, (const double[]){3, -1, 0, 65537, -3, -1},
+		    KJ_I32),
+	   "bitwise_or(i32, i8) promotes to i32");
+	ok(bitwise6("bitwise_xor", KJ_I64, (const double[]){5, -1, 0, 3, 12, 7}, KJ_I64, 0,
+		    (const double[]){3, 1, 0, 3, 10, -8}, (const double[]){6, -2, 0, 0, 6, -1},
+		    KJ_I64),
+	   "bitwise_xor on i64");
+	ok(bitwise6("bitwise_left_shift", KJ_I32, (const double[]){1, 3, -1, 1, 5, 1}, KJ_I32, 0,
+		    (const double[]){31, 30, 4, 32, 0, -3},
+		    (const double[]){-2147483648.0, -1073741824.0, -16, 0, 5, 0}, KJ_I32),
+	   "i32 left shift wraps at 32 bits");
+	ok(bitwise6("bitwise_and", KJ_BOOL, (const double[]){1, 1, 0, 0, 1, 0}, KJ_BOOL, 0,
+		    (const double[]){1, 0, 1, 0, 1, 0}, (const double[]){1, 0, 0, 0, 1, 0}, KJ_BOOL),
+	   "bitwise_and of bools is bool");
+
+	node(&n, "bitwise_and");
+	operand(&n, 0, KJ_F32, 1, 3);
+	literal(&n, 1, KJ_I64);
+	ok(infer(&n) == -1, "bitwise_and on f32 is an error");
+	is_str(got(), "bitwise_and: operands must be integer or bool, got f32 and i64",
+	       "bitwise_and dtype message");
+	node(&n, "bitwise_right_shift");
+	operand(&n, 0, KJ_BOOL, 1, 3);
+	literal(&n, 1, KJ_I64);
+	ok(infer(&n) == -1, "shift of bool is an error");
+	is_str(got(), "bitwise_right_shift: operands must be integer, got bool and i64",
+	       "shift dtype message");
+	node(&n, "bitwise_right_shift");
+	operand(&n, 0, KJ_I8, 2, 3, 1);
+	operand(&n, 1, KJ_I8, 1, 4);
+	ok(infer(&n) == 0 && n.out.shape.rank == 2 && n.out.shape.d[0] == 3 &&
+		   n.out.shape.d[1] == 4,
+	   "shifts broadcast [3,1] >> [4] to [3,4]");
 }
 
 static void test_promote(void)
@@ -853,6 +985,8 @@ int main(void)
 	test_table();
 	test_unary();
 	test_binary();
+	test_bitwise();
+	test_round();
 	test_promote();
 	test_reduce();
 	test_along();

@@ -172,6 +172,99 @@ static void test_matmul_errors(void)
 	ok(infer(&n) == -1, "0-D operand rejected");
 }
 
+/* i8 @ i8 gives i32 with an exact integer sum, in both kernels (the f32
+ * baseline too: its sum runs in int64). */
+static void test_matmul_int(void)
+{
+	kj_bnode n;
+	enum { M = 3, K = 1030, N = 2 };
+	static double a[M * K], b[K * N], bt[N * K], y[M * N], want[M * N];
+	static float a32[M * K], b32[K * N], bt32[N * K], y32[M * N];
+	int exact = 1, exact32 = 1;
+
+	for (int i = 0; i < M * K; i++)
+		a[i] = (i % 3 == 0) ? -128 : 127 - i % 200;
+	for (int i = 0; i < K * N; i++)
+		b[i] = (i % 5 == 0) ? -128 : (i * 7) % 255 - 127;
+	for (int k = 0; k < K; k++)
+		for (int j = 0; j < N; j++)
+			bt[j * K + k] = b[k * N + j];
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			int64_t acc = 0;
+			for (int k = 0; k < K; k++)
+				acc += (int64_t)a[i * K + k] * (int64_t)b[k * N + j];
+			want[i * N + j] = (double)acc;
+		}
+	for (int i = 0; i < M * K; i++)
+		a32[i] = (float)a[i];
+	for (int i = 0; i < K * N; i++) {
+		b32[i] = (float)b[i];
+		bt32[i] = (float)bt[i];
+	}
+
+	node(&n, "matmul");
+	tin(&n, 0, KJ_I8, 2, (int64_t[]){ M, K });
+	tin(&n, 1, KJ_I8, 2, (int64_t[]){ K, N });
+	ok(run64(&n, (const double *const[]){ a, b }, y) == 0 && n.out.dtype == KJ_I32 &&
+		   shape_is(&n.out, 2, (int64_t[]){ M, N }),
+	   "matmul i8 [3, 1030] @ i8 [1030, 2] -> i32 [3, 2]");
+	ok(n.op->cpu32(&n, (const float *const[]){ a32, b32 }, y32, msg, KJT_MSGLEN) == 0,
+	   "f32 baseline runs the i8 matmul");
+	for (int i = 0; i < M * N; i++) {
+		exact &= y[i] == want[i];
+		exact32 &= (double)y32[i] == want[i];
+	}
+	ok(exact, "oracle: exact int sums (e.g. %.0f)", y[0]);
+	ok(exact32, "f32 baseline: exact int sums");
+
+	node(&n, "bmm");
+	tin(&n, 0, KJ_I8, 3, (int64_t[]){ 1, M, K });
+	tin(&n, 1, KJ_I8, 3, (int64_t[]){ 1, K, N });
+	ok(infer(&n) == 0 && n.out.dtype == KJ_I32, "bmm i8 gives i32");
+
+	node(&n, "linear");
+	n.present[2] = 0;
+	tin(&n, 0, KJ_I8, 2, (int64_t[]){ M, K });
+	tin(&n, 1, KJ_I8, 2, (int64_t[]){ N, K });
+	ok(run64(&n, (const double *const[]){ a, bt, NULL }, y) == 0 && n.out.dtype == KJ_I32,
+	   "linear i8 x i8 weight [N, K] gives i32");
+	exact = 1;
+	for (int i = 0; i < M * N; i++)
+		exact &= y[i] == want[i];
+	ok(exact, "linear i8: the same exact sums as matmul with the transposed weight");
+	ok(n.op->cpu32(&n, (const float *const[]){ a32, bt32, NULL }, y32, msg, KJT_MSGLEN) == 0,
+	   "linear i8 f32 baseline runs");
+	exact32 = 1;
+	for (int i = 0; i < M * N; i++)
+		exact32 &= (double)y32[i] == want[i];
+	ok(exact32, "linear i8 f32 baseline exact");
+
+	node(&n, "linear");
+	tin(&n, 0, KJ_I8, 2, (int64_t[]){ M, K });
+	tin(&n, 1, KJ_I8, 2, (int64_t[]){ N, K });
+	tin(&n, 2, KJ_I8, 1, (int64_t[]){ N });
+	ok(infer(&n) == -1, "linear i8 with a bias rejected");
+	is_str(got(),
+	       "linear: a bias is not supported with i8 operands (add it to the i32 result, or "
+	       "after a cast)",
+	       "linear i8 bias message");
+
+	node(&n, "matmul");
+	tin(&n, 0, KJ_I32, 2, (int64_t[]){ 2, 3 });
+	tin(&n, 1, KJ_I32, 2, (int64_t[]){ 3, 2 });
+	ok(infer(&n) == -1, "matmul i32 @ i32 rejected");
+	is_str(got(),
+	       "matmul: operand dtype i32 is not supported (floating operands, or two i8 operands "
+	       "giving i32)",
+	       "matmul i32 message");
+	node(&n, "matmul");
+	tin(&n, 0, KJ_I8, 2, (int64_t[]){ 2, 3 });
+	tin(&n, 1, KJ_F16, 2, (int64_t[]){ 3, 2 });
+	ok(infer(&n) == -1, "matmul i8 @ f16 rejected");
+	is_str(got(), "matmul: operands have different dtypes i8 and f16", "mixed i8/f16 message");
+}
+
 static void test_bmm(void)
 {
 	kj_bnode n;
@@ -591,6 +684,7 @@ int main(void)
 	test_matmul();
 	test_matmul_batched();
 	test_matmul_errors();
+	test_matmul_int();
 	test_bmm();
 	test_linear();
 	test_layout();

@@ -194,6 +194,14 @@ static inline real u_neg(real x, const struct uparm *p)
 	return -x;
 }
 
+/* Halves to even, as torch.round: nearbyint in the default rounding mode
+ * (which nothing here changes). */
+static inline real u_round(real x, const struct uparm *p)
+{
+	(void)p;
+	return RM(nearbyint)(x);
+}
+
 /* min first, then max: with min > max every element becomes max (PyTorch). */
 static inline real u_clamp(real x, const struct uparm *p)
 {
@@ -223,6 +231,7 @@ UNARY_OP(sqrt, )
 UNARY_OP(rsqrt, )
 UNARY_OP(abs, )
 UNARY_OP(neg, )
+UNARY_OP(round, )
 UNARY_OP(clamp, p.has_a = kjo_attr_given(n, 0); p.a = (real)kjo_attr_f(n, 0, 0.0);
 	 p.has_b = kjo_attr_given(n, 1); p.b = (real)kjo_attr_f(n, 1, 0.0))
 
@@ -326,3 +335,89 @@ BINARY_OP(div)
 BINARY_OP(maximum)
 BINARY_OP(minimum)
 BINARY_OP(pow)
+
+/* Bitwise ops.  Integer values are carried as reals (exactly, for i8 and
+ * i32; i64 beyond 2^53 is beyond every kernel here); the work is done on
+ * int64 with the result dtype's width `bits`, as PyTorch computes in the
+ * promoted dtype: both operands are first wrapped to it, a left shift wraps
+ * its result.  Shift rules are PyTorch's (ATen's lshift/rshift): a shift
+ * count < 0 or >= bits gives 0 to the left; to the right, counts < 0 or
+ * >= bits - 1 shift by bits - 1 (sign fill). */
+static inline int64_t bw_wrap(int64_t v, int bits)
+{
+	uint64_t sign, u;
+
+	if (bits >= 64)
+		return v;
+	sign = (uint64_t)1 << (bits - 1);
+	u = (uint64_t)v & ((sign << 1) - 1);
+	return (int64_t)(u ^ sign) - (int64_t)sign;
+}
+
+static inline int64_t bw_shl(int64_t a, int64_t b, int bits)
+{
+	a = bw_wrap(a, bits);
+	b = bw_wrap(b, bits);
+	if (b < 0 || b >= bits)
+		return 0;
+	return bw_wrap((int64_t)((uint64_t)a << b), bits);
+}
+
+static inline int64_t bw_shr(int64_t a, int64_t b, int bits)
+{
+	a = bw_wrap(a, bits);
+	b = bw_wrap(b, bits);
+	if (b < 0 || b >= bits - 1)
+		b = bits - 1;
+	return a >= 0 ? a >> b : ~(~a >> b);
+}
+
+static inline real b_bitwise_and(real x, real y)
+{
+	return (real)((int64_t)x & (int64_t)y);
+}
+
+static inline real b_bitwise_or(real x, real y)
+{
+	return (real)((int64_t)x | (int64_t)y);
+}
+
+static inline real b_bitwise_xor(real x, real y)
+{
+	return (real)((int64_t)x ^ (int64_t)y);
+}
+
+#define SHIFT_FNS(w) \
+	static inline real b_shl##w(real x, real y) \
+	{ \
+		return (real)bw_shl((int64_t)x, (int64_t)y, w); \
+	} \
+	static inline real b_shr##w(real x, real y) \
+	{ \
+		return (real)bw_shr((int64_t)x, (int64_t)y, w); \
+	}
+SHIFT_FNS(8)
+SHIFT_FNS(32)
+SHIFT_FNS(64)
+
+BINARY_OP(bitwise_and)
+BINARY_OP(bitwise_or)
+BINARY_OP(bitwise_xor)
+
+#define SHIFT_OP(name, dir) \
+	int KJ_FN(name)(const kj_bnode *n, const real *const *in, real *out, char *msg, \
+			size_t msglen) \
+	{ \
+		(void)msg; \
+		(void)msglen; \
+		switch (n->out.dtype) { \
+		case KJ_I8: \
+			return binary_apply(n, in[0], in[1], out, b_##dir##8); \
+		case KJ_I32: \
+			return binary_apply(n, in[0], in[1], out, b_##dir##32); \
+		default: \
+			return binary_apply(n, in[0], in[1], out, b_##dir##64); \
+		} \
+	}
+SHIFT_OP(bitwise_left_shift, shl)
+SHIFT_OP(bitwise_right_shift, shr)

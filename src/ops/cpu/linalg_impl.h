@@ -25,6 +25,21 @@ static void mm_one(const real *a, const real *b, real *c, int64_t M, int64_t K, 
 	}
 }
 
+/* mm_one for integer operands (i8 @ i8 -> i32): the sum runs in int64, so
+ * that the f32 baseline is exact too (a float sum of i8 products is exact
+ * only below 2^24).  The values arrive as reals holding integers. */
+static void mm_one_int(const real *a, const real *b, real *c, int64_t M, int64_t K, int64_t N)
+{
+	for (int64_t i = 0; i < M; i++) {
+		for (int64_t j = 0; j < N; j++) {
+			int64_t acc = 0;
+			for (int64_t k = 0; k < K; k++)
+				acc += (int64_t)a[i * K + k] * (int64_t)b[k * N + j];
+			c[i * N + j] = (real)acc;
+		}
+	}
+}
+
 /* matmul and bmm: a 1-D operand is a [1, K] or [K, 1] matrix, whose unit
  * dim infer already dropped from the result's shape; the row-major layout is
  * the same either way. */
@@ -33,6 +48,7 @@ int KJ_FN(matmul)(const kj_bnode *n, const real *const *in, real *out, char *msg
 {
 	kjb_mm g;
 	int64_t idx[KJ_MAX_RANK] = { 0 };
+	int integer = !kj_dtype_is_float(n->in[0].dtype);
 	(void)msg;
 	(void)msglen;
 	kjb_mm_geom(&n->in[0].shape, &n->in[1].shape, &g);
@@ -42,8 +58,8 @@ int KJ_FN(matmul)(const kj_bnode *n, const real *const *in, real *out, char *msg
 			ao += idx[i] * g.astr[i];
 			bo += idx[i] * g.bstr[i];
 		}
-		mm_one(in[0] + ao * g.M * g.K, in[1] + bo * g.K * g.N, out + t * g.M * g.N,
-		       g.M, g.K, g.N);
+		(integer ? mm_one_int : mm_one)(in[0] + ao * g.M * g.K, in[1] + bo * g.K * g.N,
+						out + t * g.M * g.N, g.M, g.K, g.N);
 		for (int i = g.brank - 1; i >= 0; i--) {
 			if (++idx[i] < g.bshape[i])
 				break;
@@ -65,6 +81,16 @@ int KJ_FN(linear)(const kj_bnode *n, const real *const *in, real *out, char *msg
 	(void)msglen;
 	for (int i = 0; i < xs->rank - 1; i++)
 		M *= xs->d[i];
+	if (!kj_dtype_is_float(n->in[0].dtype)) {
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t o = 0; o < O; o++) {
+				int64_t acc = 0;
+				for (int64_t k = 0; k < K; k++)
+					acc += (int64_t)x[m * K + k] * (int64_t)w[o * K + k];
+				out[m * O + o] = (real)acc;
+			}
+		return 0;
+	}
 	for (int64_t m = 0; m < M; m++) {
 		const real *xm = x + m * K;
 		for (int64_t o = 0; o < O; o++) {

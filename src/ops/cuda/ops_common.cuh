@@ -281,8 +281,9 @@ template <class A> struct kj_smx {
 #define KJ_CUDA_OPS(X) \
 	X(relu) X(leaky_relu) X(sigmoid) X(tanh) X(gelu) X(silu) X(selu) X(elu) \
 	X(hardsigmoid) X(hardswish) X(hardtanh) X(softplus) X(softsign) X(exp) X(log) \
-	X(sqrt) X(rsqrt) X(abs) X(neg) X(clamp) \
+	X(sqrt) X(rsqrt) X(abs) X(neg) X(round) X(clamp) \
 	X(add) X(sub) X(mul) X(div) X(maximum) X(minimum) X(pow) \
+	X(bitwise_and) X(bitwise_or) X(bitwise_xor) X(bitwise_left_shift) X(bitwise_right_shift) \
 	X(sum) X(mean) X(max) X(min) X(argmax) X(argmin) X(prod) X(logsumexp) X(var) X(std) \
 	X(softmax) X(log_softmax) X(cumsum) \
 	X(matmul) X(linear) X(transpose) X(permute) X(reshape) X(copy) X(cast) \

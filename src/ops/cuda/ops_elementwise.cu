@@ -19,7 +19,12 @@
 enum {
 	U_RELU, U_LEAKY, U_SIGMOID, U_TANH, U_GELU, U_SILU, U_SELU, U_ELU, U_HSIG, U_HSWISH,
 	U_HTANH, U_SOFTPLUS, U_SOFTSIGN, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_ABS, U_NEG, U_CLAMP,
+	U_ROUND,
 };
+
+/* torch.round: halves to even, as rint in the default rounding mode. */
+__device__ __forceinline__ float m_rint(float x) { return rintf(x); }
+__device__ __forceinline__ double m_rint(double x) { return rint(x); }
 
 template <class A> struct kj_up {
 	A a, b;
@@ -111,6 +116,8 @@ template <int K, class A> __device__ __forceinline__ A uop(A x, const kj_up<A> &
 		return m_fabs(x);
 	case U_NEG:
 		return -x;
+	case U_ROUND:
+		return m_rint(x);
 	default: /* U_CLAMP: min first, then max, as PyTorch */
 		if (p.has_a && x < p.a)
 			x = p.a;
@@ -232,6 +239,7 @@ UNARY_OP(sqrt, U_SQRT, )
 UNARY_OP(rsqrt, U_RSQRT, )
 UNARY_OP(abs, U_ABS, )
 UNARY_OP(neg, U_NEG, )
+UNARY_OP(round, U_ROUND, )
 UNARY_OP(clamp, U_CLAMP, p.has_a = kjo_attr_given(n, 0); p.a = ATTR_F(0, 0.0);
 	 p.has_b = kjo_attr_given(n, 1); p.b = ATTR_F(1, 0.0))
 
@@ -513,6 +521,50 @@ static bool rows_vec_ok(const kj_bgeom &gm, const void *a, const void *b, const 
 	return true;
 }
 
+/* A float tensor and a bool one of the same shape (x * mask): 16-byte words
+ * of the float side with the matching 4- or 8-byte word of the bool side,
+ * typed, where the mixed-dtype kernel loads each element through dtype
+ * codes (cumsum(x * mask) ran 1.6x PyTorch on the H200).  BA: a is the
+ * bool operand. */
+template <int K, class T, int V, class CW, bool BA>
+__global__ void binary_fb_k(const void *a, const void *b, T *__restrict__ y, int64_t nw)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	const CW *m = (const CW *)(BA ? a : b);
+	const uint4 *x = (const uint4 *)(BA ? b : a);
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nw;
+	     i += (int64_t)gridDim.x * blockDim.x) {
+		CW mw = m[i];
+		uint4 xv = x[i], r;
+		const unsigned char *mb = (const unsigned char *)&mw;
+		const T *xe = (const T *)&xv;
+		T *re = (T *)&r;
+#pragma unroll
+		for (int t = 0; t < V; t++) {
+			A u = tt::ld(xe[t]), w = mb[t] ? (A)1 : (A)0;
+			re[t] = tt::st(BA ? bop<K>(w, u) : bop<K>(u, w));
+		}
+		((uint4 *)y)[i] = r;
+	}
+}
+
+template <int K, class T, int V, class CW>
+static bool binary_fb(kj_gpu *g, const kj_tinfo *ta, const void *a, const kj_tinfo *tb,
+		      const void *b, void *y, int64_t total)
+{
+	bool ba = ta->dtype == KJ_BOOL;
+	const void *m = ba ? a : b, *x = ba ? b : a;
+	if (total % V || ((uintptr_t)x & 15) || ((uintptr_t)y & 15) || ((uintptr_t)m & (sizeof(CW) - 1)))
+		return false;
+	int64_t nw = total / V;
+	if (ba)
+		binary_fb_k<K, T, V, CW, true><<<kj_blocks(g, nw, 256), 256, 0, g->stream>>>(a, b, (T *)y, nw);
+	else
+		binary_fb_k<K, T, V, CW, false><<<kj_blocks(g, nw, 256), 256, 0, g->stream>>>(a, b, (T *)y, nw);
+	return true;
+}
+
 template <int K>
 static int binary_run(kj_gpu *g, const kj_tinfo *ta, const void *a, const kj_tinfo *tb,
 		      const void *b, const kj_tinfo *to, void *y, int reference, struct kj_err *err)
@@ -539,6 +591,21 @@ static int binary_run(kj_gpu *g, const kj_tinfo *ta, const void *a, const kj_tin
 	gm.adt = kj_buf_dt(ta->dtype, reference);
 	gm.bdt = kj_buf_dt(tb->dtype, reference);
 
+	/* x * mask with both of the output's shape */
+	if (!reference && kjo_numel(&ta->shape) == total && kjo_numel(&tb->shape) == total &&
+	    ((ta->dtype == KJ_BOOL && tb->dtype == ot) || (tb->dtype == KJ_BOOL && ta->dtype == ot))) {
+		bool done = false;
+		if (ot == KJ_F32)
+			done = binary_fb<K, float, 4, unsigned>(g, ta, a, tb, b, y, total);
+		else if (ot == KJ_F16)
+			done = binary_fb<K, __half, 8, unsigned long long>(g, ta, a, tb, b, y, total);
+		else if (ot == KJ_BF16)
+			done = binary_fb<K, __nv_bfloat16, 8, unsigned long long>(g, ta, a, tb, b, y, total);
+		if (done) {
+			KJ_LAUNCH_CHECK(err, "binary op");
+			return 0;
+		}
+	}
 	bool typed = reference || ((ot == KJ_F32 || ot == KJ_F16 || ot == KJ_BF16) &&
 				   (!gm.la || ta->dtype == ot) && (!gm.lb || tb->dtype == ot));
 	if (typed) {
@@ -608,3 +675,159 @@ BINARY_OP(div, KJ_B_DIV)
 BINARY_OP(maximum, KJ_B_MAX)
 BINARY_OP(minimum, KJ_B_MIN)
 BINARY_OP(pow, KJ_B_POW)
+
+/* ---- bitwise ops (integer and bool operands) ----
+ * The values are loaded as 64-bit integers (from the dtype's own width, or
+ * from the reference's doubles, which hold them exactly), combined at the
+ * result dtype's width `bits` with PyTorch's shift rules (the CPU kernels
+ * of elementwise_impl.h give the same rules), and stored back. */
+
+enum { KJ_BW_AND, KJ_BW_OR, KJ_BW_XOR, KJ_BW_SHL, KJ_BW_SHR };
+
+__device__ __forceinline__ long long bw_wrap(long long v, int bits)
+{
+	if (bits >= 64)
+		return v;
+	unsigned long long sign = 1ull << (bits - 1);
+	unsigned long long u = (unsigned long long)v & ((sign << 1) - 1);
+	return (long long)(u ^ sign) - (long long)sign;
+}
+
+template <int K> __device__ __forceinline__ long long bwop(long long a, long long b, int bits)
+{
+	switch (K) {
+	case KJ_BW_AND:
+		return a & b;
+	case KJ_BW_OR:
+		return a | b;
+	case KJ_BW_XOR:
+		return a ^ b;
+	case KJ_BW_SHL:
+		a = bw_wrap(a, bits);
+		b = bw_wrap(b, bits);
+		if (b < 0 || b >= bits)
+			return 0;
+		return bw_wrap((long long)((unsigned long long)a << b), bits);
+	default: /* KJ_BW_SHR: arithmetic */
+		a = bw_wrap(a, bits);
+		b = bw_wrap(b, bits);
+		if (b < 0 || b >= bits - 1)
+			b = bits - 1;
+		return a >= 0 ? a >> b : ~(~a >> b);
+	}
+}
+
+__device__ __forceinline__ long long bw_load(int t, const void *p, size_t i)
+{
+	switch (t) {
+	case KJ_I8:
+		return ((const int8_t *)p)[i];
+	case KJ_I32:
+		return ((const int32_t *)p)[i];
+	case KJ_I64:
+		return ((const long long *)p)[i];
+	case KJ_BOOL:
+		return ((const unsigned char *)p)[i] != 0;
+	default:
+		return (long long)kjd_load(t, p, i);
+	}
+}
+
+__device__ __forceinline__ void bw_store(int t, void *p, size_t i, long long v)
+{
+	switch (t) {
+	case KJ_I8:
+		((int8_t *)p)[i] = (int8_t)v;
+		break;
+	case KJ_I32:
+		((int32_t *)p)[i] = (int32_t)v;
+		break;
+	case KJ_I64:
+		((long long *)p)[i] = v;
+		break;
+	case KJ_BOOL:
+		((unsigned char *)p)[i] = v != 0;
+		break;
+	default:
+		kjd_store(t, p, i, (double)v);
+	}
+}
+
+/* One run after coalescing: each operand moves with the output (stride 1)
+ * or stays (stride 0, a scalar or a fully broadcast operand). */
+template <int K>
+__global__ void bitwise_flat_k(const void *a, const void *b, void *y, int ydt, int bits,
+			       kj_bgeom gm, int64_t total)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+		long long u = bw_load(gm.adt, a, (size_t)(gm.la ? i : 0));
+		long long w = bw_load(gm.bdt, b, (size_t)(gm.lb ? i : 0));
+		bw_store(ydt, y, (size_t)i, bwop<K>(u, w, bits));
+	}
+}
+
+template <int K>
+__global__ void bitwise_dyn_k(const void *a, const void *b, void *y, int ydt, int bits,
+			      kj_bgeom gm, int64_t total)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+		int64_t rem = i, oa = 0, ob = 0;
+		for (int k = gm.r - 1; k >= 0; k--) {
+			int64_t q = rem / gm.d[k], c = rem - q * gm.d[k];
+			oa += c * gm.sa[k];
+			ob += c * gm.sb[k];
+			rem = q;
+		}
+		long long u = bw_load(gm.adt, a, (size_t)oa), w = bw_load(gm.bdt, b, (size_t)ob);
+		bw_store(ydt, y, (size_t)i, bwop<K>(u, w, bits));
+	}
+}
+
+template <int K>
+static int bitwise_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       int reference, struct kj_err *err)
+{
+	const kj_tinfo *ta = &n->in[0], *tb = &n->in[1], *to = &n->out;
+	int64_t total = kjo_numel(&to->shape);
+	int bits = to->dtype == KJ_I8 ? 8 : to->dtype == KJ_I32 ? 32 : 64;
+	int ydt = kj_buf_dt(to->dtype, reference);
+	kj_bgeom gm;
+
+	if (total == 0)
+		return 0;
+	memset(&gm, 0, sizeof(gm));
+	gm.r = to->shape.rank;
+	for (int k = 0; k < gm.r; k++)
+		gm.d[k] = to->shape.d[k];
+	kjo_bcast_strides(&ta->shape, &to->shape, gm.sa);
+	kjo_bcast_strides(&tb->shape, &to->shape, gm.sb);
+	coalesce(&gm);
+	gm.la = gm.sa[gm.r - 1] != 0;
+	gm.lb = gm.sb[gm.r - 1] != 0;
+	gm.adt = kj_buf_dt(ta->dtype, reference);
+	gm.bdt = kj_buf_dt(tb->dtype, reference);
+	unsigned blocks = kj_blocks(g, total, 256);
+	if (gm.r == 1)
+		bitwise_flat_k<K><<<blocks, 256, 0, g->stream>>>(in[0], in[1], out, ydt, bits, gm,
+								   total);
+	else
+		bitwise_dyn_k<K><<<blocks, 256, 0, g->stream>>>(in[0], in[1], out, ydt, bits, gm,
+								  total);
+	KJ_LAUNCH_CHECK(err, n->op->name);
+	return 0;
+}
+
+#define BITWISE_OP(name, K) \
+	int kj_cuda_##name(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, \
+			   int reference, struct kj_err *err) \
+	{ \
+		return bitwise_run<K>(g, n, in, out, reference, err); \
+	}
+
+BITWISE_OP(bitwise_and, KJ_BW_AND)
+BITWISE_OP(bitwise_or, KJ_BW_OR)
+BITWISE_OP(bitwise_xor, KJ_BW_XOR)
+BITWISE_OP(bitwise_left_shift, KJ_BW_SHL)
+BITWISE_OP(bitwise_right_shift, KJ_BW_SHR)

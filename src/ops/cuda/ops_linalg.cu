@@ -13,6 +13,15 @@
  * folds it); batch dims that are either full or entirely broadcast become a
  * strided-batched call (stride 0 for the broadcast side); any other
  * broadcast pattern loops over the batch.
+ *
+ * i8 @ i8 -> i32 (torch._int_mm): cublasGemmEx with CUDA_R_8I inputs, a
+ * CUDA_R_32I result and CUBLAS_COMPUTE_32I where cuBLAS documents that path
+ * (alpha/beta 1/0, 32-bit aligned operands, leading dims multiples of 4:
+ * here every dim, stride and base is checked, and a NOT_SUPPORTED answer
+ * also falls back); otherwise an own tiled kernel with int32 accumulation.
+ * Both are exact (int32 wraps only past K = 131072 of -128 * -128).  The
+ * reference runs the same DGEMM as for floats: i8 products and their sums
+ * are exact in double.
  */
 #include "ops/cuda/ops_common.cuh"
 
@@ -23,13 +32,95 @@ static cudaDataType cuda_type(kj_dtype t)
 	return t == KJ_F16 ? CUDA_R_16F : t == KJ_BF16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
+#define IMM_T 16
+
+/* C[z] (i32, [M, N]) = A[z] ([M, K]) @ op(B[z]) for z < batch, exactly in
+ * int32: one thread per output, 16 x 16 tiles of A and op(B) through
+ * shared memory.  Tile loops are uniform across a block, so the barriers
+ * are safe. */
+__global__ void imm_k(const int8_t *__restrict__ A, int64_t sA, const int8_t *__restrict__ B,
+		      int64_t sB, int32_t *__restrict__ C, int64_t sC, int64_t M, int64_t N,
+		      int64_t K, int bt, int64_t batch)
+{
+	__shared__ int32_t ta[IMM_T][IMM_T + 1], tb[IMM_T][IMM_T + 1];
+	int tx = threadIdx.x, ty = threadIdx.y;
+	int64_t col = (int64_t)blockIdx.x * IMM_T + tx;
+
+	for (int64_t z = blockIdx.z; z < batch; z += gridDim.z) {
+		const int8_t *a = A + z * sA, *b = B + z * sB;
+		for (int64_t r0 = (int64_t)blockIdx.y * IMM_T; r0 < M;
+		     r0 += (int64_t)gridDim.y * IMM_T) {
+			int64_t row = r0 + ty;
+			int32_t acc = 0;
+			for (int64_t k0 = 0; k0 < K; k0 += IMM_T) {
+				int64_t ka = k0 + tx, kb = k0 + ty;
+				ta[ty][tx] = row < M && ka < K ? (int32_t)a[row * K + ka] : 0;
+				tb[ty][tx] = col < N && kb < K
+						     ? (int32_t)(bt ? b[col * K + kb] : b[kb * N + col])
+						     : 0;
+				__syncthreads();
+#pragma unroll
+				for (int k = 0; k < IMM_T; k++)
+					acc += ta[ty][k] * tb[k][tx];
+				__syncthreads();
+			}
+			if (row < M && col < N)
+				C[z * sC + row * N + col] = acc;
+		}
+	}
+}
+
+/* Row-major C = A @ op(B) on i8 operands into i32 (see the header).  Same
+ * argument meaning as gemm_rm; the baseline only. */
+static int gemm_i8(kj_gpu *g, int bt, int64_t M, int64_t N, int64_t K, const void *A, int64_t sA,
+		   const void *B, int64_t sB, void *C, int64_t sC, int64_t batch,
+		   struct kj_err *err)
+{
+	int ldb = (int)(bt ? K : N);
+	int blas_ok = K % 4 == 0 && N % 4 == 0 && sA % 4 == 0 && sB % 4 == 0 &&
+		      (uintptr_t)A % 4 == 0 && (uintptr_t)B % 4 == 0 && kj_aligned16(C);
+
+	if (blas_ok) {
+		const int32_t one = 1, zero = 0;
+		cublasOperation_t opb = bt ? CUBLAS_OP_T : CUBLAS_OP_N;
+		cublasStatus_t st;
+		KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
+		if (batch == 1)
+			st = cublasGemmEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one, B,
+					  CUDA_R_8I, ldb, A, CUDA_R_8I, (int)K, &zero, C, CUDA_R_32I,
+					  (int)N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+		else
+			st = cublasGemmStridedBatchedEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M,
+							(int)K, &one, B, CUDA_R_8I, ldb, sB, A,
+							CUDA_R_8I, (int)K, sA, &zero, C, CUDA_R_32I,
+							(int)N, sC, (int)batch, CUBLAS_COMPUTE_32I,
+							CUBLAS_GEMM_DEFAULT);
+		if (st == CUBLAS_STATUS_SUCCESS)
+			return 0;
+		if (st != CUBLAS_STATUS_NOT_SUPPORTED && st != CUBLAS_STATUS_INVALID_VALUE)
+			return kj_err_set(err, KJ_E_CUDA, "matmul: cublasGemmEx (i8) failed: %s",
+					  cublasGetStatusString(st));
+	}
+	int64_t gy = (M + IMM_T - 1) / IMM_T, gx = (N + IMM_T - 1) / IMM_T;
+	if (gx > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "matmul: N=%lld too large", (long long)N);
+	dim3 grid((unsigned)gx, (unsigned)(gy < 65535 ? gy : 65535),
+		  (unsigned)(batch < 65535 ? batch : 65535)),
+		block(IMM_T, IMM_T);
+	imm_k<<<grid, block, 0, g->stream>>>((const int8_t *)A, sA, (const int8_t *)B, sB,
+					     (int32_t *)C, sC, M, N, K, bt, batch);
+	KJ_LAUNCH_CHECK(err, "matmul (i8)");
+	return 0;
+}
+
 /* Row-major C = A @ op(B) for `batch` matrices at element strides sA, sB,
- * sC; op(B) = B ([K, N]) or, with bt, B^T for a B given as [N, K]. */
+ * sC; op(B) = B ([K, N]) or, with bt, B^T for a B given as [N, K].  i8
+ * operands give an i32 C (gemm_i8) outside the reference. */
 static int gemm_rm(kj_gpu *g, int reference, kj_dtype dt, int bt, int64_t M, int64_t N,
 		   int64_t K, const void *A, int64_t sA, const void *B, int64_t sB, void *C,
 		   int64_t sC, int64_t batch, struct kj_err *err)
 {
-	size_t es = reference ? 8 : kj_dtype_size(dt);
+	size_t es = reference ? 8 : kj_dtype_size(dt == KJ_I8 ? KJ_I32 : dt);
 	cublasOperation_t opb = bt ? CUBLAS_OP_T : CUBLAS_OP_N;
 	int ldb = (int)(bt ? K : N);
 
@@ -43,6 +134,8 @@ static int gemm_rm(kj_gpu *g, int reference, kj_dtype dt, int bt, int64_t M, int
 		return kj_err_set(err, KJ_E_UNSUPPORTED,
 				  "matmul: dims M=%lld N=%lld K=%lld exceed cuBLAS's 32-bit sizes",
 				  (long long)M, (long long)N, (long long)K);
+	if (!reference && dt == KJ_I8)
+		return gemm_i8(g, bt, M, N, K, A, sA, B, sB, C, sC, batch, err);
 	KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
 	if (reference) {
 		const double one = 1.0, zero = 0.0;
@@ -78,6 +171,7 @@ int kj_cuda_matmul(kj_gpu *g, const kj_bnode *n, const void *const *in, void *ou
 	kjb_mm gm;
 	kj_dtype dt = n->in[0].dtype;
 	size_t es = reference ? 8 : kj_dtype_size(dt);
+	size_t oes = reference ? 8 : kj_dtype_size(n->out.dtype);
 	int64_t s = 1, idx[KJ_MAX_RANK] = {0};
 	int a_full = 1, a_zero = 1, b_full = 1, b_zero = 1;
 
@@ -136,7 +230,7 @@ int kj_cuda_matmul(kj_gpu *g, const kj_bnode *n, const void *const *in, void *ou
 			     (const char *)in[0] + (size_t)(ao * gm.M * gm.K) * es,
 			     a_full ? gm.M * gm.K : 0,
 			     (const char *)in[1] + (size_t)(bo * gm.K * gm.N) * es,
-			     b_full ? gm.K * gm.N : 0, (char *)out + (size_t)(t * gm.M * gm.N) * es,
+			     b_full ? gm.K * gm.N : 0, (char *)out + (size_t)(t * gm.M * gm.N) * oes,
 			     gm.M * gm.N, inner, err);
 		if (rc)
 			return rc;

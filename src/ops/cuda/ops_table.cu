@@ -19,6 +19,13 @@ KJ_CUDA_OP_DECL(avg_pool) KJ_CUDA_OP_DECL(adaptive_avg_pool)
 	X(cosine_similarity) X(kl_div) X(hinge_embedding_loss) X(huber_loss) X(smooth_l1_loss) \
 	X(triplet_margin_loss)
 KJ_CUDA_OPS_D(KJ_CUDA_OP_DECL)
+/* table E (ops_random.cu) */
+#define KJ_CUDA_OPS_E(X) X(rand_like) X(randn_like) X(less) X(less_equal) X(greater) \
+	X(greater_equal)
+KJ_CUDA_OPS_E(KJ_CUDA_OP_DECL)
+/* table F (ops_linalg2.cu) */
+#define KJ_CUDA_OPS_F(X) X(linalg_solve_triangular) X(linalg_cholesky) X(interpolate)
+KJ_CUDA_OPS_F(KJ_CUDA_OP_DECL)
 int kj_cuda_embedding_check(kj_gpu *g, const kj_bnode *n, const void *const *in, int reference,
 			    char *msg, size_t msglen, struct kj_err *err);
 
@@ -26,6 +33,8 @@ static const struct kj_cuda_op kj_cuda_ops[] = {
 	KJ_CUDA_OPS(KJ_CUDA_OP_ENTRY)
 	{"bmm", kj_cuda_matmul},
 	KJ_CUDA_OPS_D(KJ_CUDA_OP_ENTRY)
+	KJ_CUDA_OPS_E(KJ_CUDA_OP_ENTRY)
+	KJ_CUDA_OPS_F(KJ_CUDA_OP_ENTRY)
 	{"scaled_dot_product_attention", kj_cuda_sdpa},
 	{"conv1d", kj_cuda_conv}, {"conv2d", kj_cuda_conv}, {"conv3d", kj_cuda_conv},
 	{"conv_transpose1d", kj_cuda_conv_transpose}, {"conv_transpose2d", kj_cuda_conv_transpose},

@@ -1,0 +1,16 @@
+/*
+ * The f32 eager baseline of the CPU track of table E: the kernels of random_impl.h with
+ * float values.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "ops/table_e.h"
+
+#define real float
+#define KJ_FN(name) kj_cpu32_##name
+#define KJ_SQRT sqrtf
+#define KJ_LOG logf
+#define KJ_COS2PI(u) cosf(6.28318548f * (u))
+
+#include "ops/cpu/random_impl.h"

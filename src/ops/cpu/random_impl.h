@@ -1,0 +1,93 @@
+/*
+ * CPU kernels of table E (src/ops/table_e.h), written once over `real` and
+ * compiled twice: cpu64_e.c (the fp64 oracle) and cpu32_e.c (the f32 eager
+ * baseline of the CPU track). The including file defines real, KJ_FN(name)
+ * and KJ_SQRT, KJ_LOG, KJ_COS2PI(u) = cos(2 pi u) for real. rand_like's
+ * values are multiples of 2^-24 below 1, exact in both, so the two builds
+ * give the same bits. Comparisons convert both operands to their promoted
+ * dtype (kj_round_to) before comparing, so a literal meets an f32 tensor as
+ * an f32 value in both builds. Nothing here allocates. No include guard: each
+ * translation unit includes this once.
+ */
+#if !defined(KJ_FN) || !defined(KJ_COS2PI)
+#error "define real, KJ_FN, KJ_SQRT, KJ_LOG and KJ_COS2PI before random_impl.h"
+#endif
+
+#include "kjudge/exec.h"
+
+int KJ_FN(rand_like)(const kj_bnode *n, const real *const *in, real *out, char *msg,
+		     size_t msglen)
+{
+	uint64_t seed = (uint64_t)kjo_attr_i(n, KJE_RAND_SEED, 0);
+	uint64_t off = (uint64_t)kjo_attr_i(n, KJE_RAND_OFFSET, 0);
+	int64_t total = kjo_numel(&n->out.shape);
+	(void)in;
+	(void)msg;
+	(void)msglen;
+	for (int64_t i = 0; i < total; i += 4) {
+		uint32_t w[4];
+		kje_rand_block(seed, off + (uint64_t)(i >> 2), w);
+		for (int64_t k = 0; k < 4 && i + k < total; k++)
+			out[i + k] = (real)(w[k] >> 8) * (real)KJE_2M24;
+	}
+	return 0;
+}
+
+int KJ_FN(randn_like)(const kj_bnode *n, const real *const *in, real *out, char *msg,
+		      size_t msglen)
+{
+	uint64_t seed = (uint64_t)kjo_attr_i(n, KJE_RAND_SEED, 0);
+	uint64_t off = (uint64_t)kjo_attr_i(n, KJE_RAND_OFFSET, 0);
+	int64_t total = kjo_numel(&n->out.shape);
+	(void)in;
+	(void)msg;
+	(void)msglen;
+	for (int64_t i = 0; i < total; i++) {
+		uint32_t m1, m2;
+		real u1, u2;
+		kje_randn_bits(seed, off, (uint64_t)i, &m1, &m2);
+		u1 = (real)m1 * (real)KJE_2M24;
+		u2 = (real)m2 * (real)KJE_2M24;
+		out[i] = KJ_SQRT((real)-2 * KJ_LOG(u1)) * KJ_COS2PI(u2);
+	}
+	return 0;
+}
+
+static int compare(const kj_bnode *n, const real *const *in, real *out, int kind)
+{
+	const kj_shape *os = &n->out.shape;
+	kj_dtype dt = kj_promote(&n->in[0], &n->in[1]);
+	int64_t sa[KJ_MAX_RANK], sb[KJ_MAX_RANK], c[KJ_MAX_RANK] = {0};
+	int64_t total = kjo_numel(os), oa = 0, ob = 0;
+	kjo_bcast_strides(&n->in[0].shape, os, sa);
+	kjo_bcast_strides(&n->in[1].shape, os, sb);
+	for (int64_t i = 0; i < total; i++) {
+		double a = kj_round_to(dt, (double)in[0][oa]), b = kj_round_to(dt, (double)in[1][ob]);
+		out[i] = (real)kje_compare(kind, a, b);
+		/* next coordinate, offsets updated incrementally */
+		for (int d = os->rank - 1; d >= 0; d--) {
+			oa += sa[d];
+			ob += sb[d];
+			if (++c[d] < os->d[d])
+				break;
+			oa -= sa[d] * os->d[d];
+			ob -= sb[d] * os->d[d];
+			c[d] = 0;
+		}
+	}
+	return 0;
+}
+
+#define KJE_CMP(name, kind) \
+	int KJ_FN(name)(const kj_bnode *n, const real *const *in, real *out, char *msg, \
+			size_t msglen) \
+	{ \
+		(void)msg; \
+		(void)msglen; \
+		return compare(n, in, out, kind); \
+	}
+KJE_CMP(less, KJE_LT)
+KJE_CMP(less_equal, KJE_LE)
+KJE_CMP(greater, KJE_GT)
+KJE_CMP(greater_equal, KJE_GE)
+#undef KJE_CMP

@@ -1,0 +1,227 @@
+/*
+ * CUDA baseline and fp64 reference of table E (src/ops/table_e.h): rand_like,
+ * randn_like and the comparisons less, less_equal, greater, greater_equal.
+ *
+ * rand_like: one thread per Philox4x32-10 block (four consecutive output
+ * elements), the block computed by table_e.h's kje_rand_block (the same
+ * integer code as the CPU kernels, so the bits agree), the four uniforms
+ * written with one 16-byte store (two for the reference's doubles) when the
+ * block is whole. The values are multiples of 2^-24 below 1, exact in f32 and
+ * in double, so baseline and reference agree bit for bit.
+ *
+ * randn_like: one thread per block (two elements), Box-Muller in float with
+ * logf, sqrtf and cospif(2 u2) (the reference: log, sqrt, cospi in double).
+ *
+ * Comparisons: each operand is read by its runtime dtype (kjd_load),
+ * converted to the promoted dtype of the two (kjd_round_to, as the CPU
+ * kernels do with kj_round_to) and compared; the result is a bool byte
+ * (baseline) or 0.0/1.0 (reference). An operand with the output's shape is
+ * read at the element's own index, a one-element one at index 0, anything
+ * else through broadcast strides. Nothing here allocates.
+ */
+#include "ops/cuda/ops_common.cuh"
+
+extern "C" {
+#include "ops/table_e.h"
+}
+
+/* ---- rand_like ---- */
+
+template <class T>
+__global__ void rand_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uint64_t offset)
+{
+	int64_t nblk = (total + 3) / 4, stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b < nblk; b += stride) {
+		uint32_t w[4];
+		T v[4];
+		int64_t e = 4 * b;
+		kje_rand_block(seed, offset + (uint64_t)b, w);
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			v[k] = (T)(w[k] >> 8) * (T)KJE_2M24;
+		if (e + 4 <= total) {
+			if (sizeof(T) == 4) {
+				*(float4 *)(void *)(y + e) = make_float4((float)v[0], (float)v[1], (float)v[2],
+									 (float)v[3]);
+			} else {
+				double2 *p = (double2 *)(void *)(y + e);
+				p[0] = make_double2((double)v[0], (double)v[1]);
+				p[1] = make_double2((double)v[2], (double)v[3]);
+			}
+		} else {
+			for (int k = 0; e + k < total; k++)
+				y[e + k] = v[k];
+		}
+	}
+}
+
+int kj_cuda_rand_like(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		      int reference, struct kj_err *err)
+{
+	int64_t total = kjo_numel(&n->out.shape), nblk = (total + 3) / 4;
+	uint64_t seed = (uint64_t)kjo_attr_i(n, KJE_RAND_SEED, 0);
+	uint64_t off = (uint64_t)kjo_attr_i(n, KJE_RAND_OFFSET, 0);
+	unsigned blocks;
+	(void)in;
+	if (total == 0)
+		return 0;
+	if (n->out.dtype != KJ_F32)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "rand_like: output dtype %s (expected f32)",
+				  kj_dtype_name(n->out.dtype));
+	blocks = kj_blocks(g, nblk, 256);
+	if (reference)
+		rand_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off);
+	else
+		rand_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off);
+	KJ_LAUNCH_CHECK(err, "rand_like");
+	return 0;
+}
+
+/* ---- randn_like ---- */
+
+__device__ __forceinline__ float kje_cos2pi(float u)
+{
+	return cospif(2.0f * u);
+}
+__device__ __forceinline__ double kje_cos2pi(double u)
+{
+	return cospi(2.0 * u);
+}
+
+/* One thread per Philox block: elements 2b and 2b + 1. */
+template <class T>
+__global__ void randn_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uint64_t offset)
+{
+	int64_t nblk = (total + 1) / 2, stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b < nblk; b += stride) {
+		uint32_t w[4];
+		kje_rand_block(seed, offset + (uint64_t)b, w);
+#pragma unroll
+		for (int k = 0; k < 2; k++) {
+			T u1 = (T)((w[2 * k] >> 8) + 1) * (T)KJE_2M24;
+			T u2 = (T)(w[2 * k + 1] >> 8) * (T)KJE_2M24;
+			if (2 * b + k < total)
+				y[2 * b + k] = m_sqrt((T)-2 * m_log(u1)) * kje_cos2pi(u2);
+		}
+	}
+}
+
+int kj_cuda_randn_like(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       int reference, struct kj_err *err)
+{
+	int64_t total = kjo_numel(&n->out.shape), nblk = (total + 1) / 2;
+	uint64_t seed = (uint64_t)kjo_attr_i(n, KJE_RAND_SEED, 0);
+	uint64_t off = (uint64_t)kjo_attr_i(n, KJE_RAND_OFFSET, 0);
+	unsigned blocks;
+	(void)in;
+	if (total == 0)
+		return 0;
+	if (n->out.dtype != KJ_F32)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "randn_like: output dtype %s (expected f32)",
+				  kj_dtype_name(n->out.dtype));
+	blocks = kj_blocks(g, nblk, 256);
+	if (reference)
+		randn_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off);
+	else
+		randn_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off);
+	KJ_LAUNCH_CHECK(err, "randn_like");
+	return 0;
+}
+
+/* ---- comparisons ---- */
+
+/* How an operand is indexed from an output index. */
+enum { KJE_IX_SAME, KJE_IX_ONE, KJE_IX_BCAST };
+
+struct kje_cmp_geom {
+	int rank, ia, ib; /* ia, ib: KJE_IX_* of a and b */
+	int adt, bdt, pdt, odt;
+	int64_t d[KJ_MAX_RANK], sa[KJ_MAX_RANK], sb[KJ_MAX_RANK];
+};
+
+__device__ __forceinline__ int64_t cmp_offset(const kje_cmp_geom &g, int ix, const int64_t *st,
+					      int64_t e)
+{
+	int64_t o = 0;
+	if (ix == KJE_IX_SAME)
+		return e;
+	if (ix == KJE_IX_ONE)
+		return 0;
+	for (int k = g.rank - 1; k >= 0; k--) {
+		int64_t q = e / g.d[k];
+		o += (e - q * g.d[k]) * st[k];
+		e = q;
+	}
+	return o;
+}
+
+template <int KIND>
+__global__ void compare_k(const void *a, const void *b, void *y, int64_t total, kje_cmp_geom g)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
+		double va = kjd_round_to(g.pdt, kjd_load(g.adt, a, (size_t)cmp_offset(g, g.ia, g.sa, e)));
+		double vb = kjd_round_to(g.pdt, kjd_load(g.bdt, b, (size_t)cmp_offset(g, g.ib, g.sb, e)));
+		kjd_store(g.odt, y, (size_t)e, kje_compare(KIND, va, vb) ? 1.0 : 0.0);
+	}
+}
+
+static int operand_ix(const kj_shape *s, const kj_shape *os)
+{
+	if (kj_shape_eq(s, os))
+		return KJE_IX_SAME;
+	if (kjo_numel(s) == 1)
+		return KJE_IX_ONE;
+	return KJE_IX_BCAST;
+}
+
+static int run_compare(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       int reference, int kind, struct kj_err *err)
+{
+	const kj_shape *os = &n->out.shape;
+	int64_t total = kjo_numel(os);
+	kje_cmp_geom gm;
+	unsigned blocks;
+	if (total == 0)
+		return 0;
+	memset(&gm, 0, sizeof(gm));
+	gm.rank = os->rank;
+	for (int i = 0; i < os->rank; i++)
+		gm.d[i] = os->d[i];
+	kjo_bcast_strides(&n->in[0].shape, os, gm.sa);
+	kjo_bcast_strides(&n->in[1].shape, os, gm.sb);
+	gm.ia = operand_ix(&n->in[0].shape, os);
+	gm.ib = operand_ix(&n->in[1].shape, os);
+	gm.adt = kj_buf_dt(n->in[0].dtype, reference);
+	gm.bdt = kj_buf_dt(n->in[1].dtype, reference);
+	gm.pdt = (int)kj_promote(&n->in[0], &n->in[1]);
+	gm.odt = kj_buf_dt(KJ_BOOL, reference);
+	blocks = kj_blocks(g, total, 256);
+	switch (kind) {
+	case KJE_LT:
+		compare_k<KJE_LT><<<blocks, 256, 0, g->stream>>>(in[0], in[1], out, total, gm);
+		break;
+	case KJE_LE:
+		compare_k<KJE_LE><<<blocks, 256, 0, g->stream>>>(in[0], in[1], out, total, gm);
+		break;
+	case KJE_GT:
+		compare_k<KJE_GT><<<blocks, 256, 0, g->stream>>>(in[0], in[1], out, total, gm);
+		break;
+	default:
+		compare_k<KJE_GE><<<blocks, 256, 0, g->stream>>>(in[0], in[1], out, total, gm);
+		break;
+	}
+	KJ_LAUNCH_CHECK(err, n->op->name);
+	return 0;
+}
+
+#define KJE_CUDA_CMP(name, kind) \
+	int kj_cuda_##name(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, \
+			   int reference, struct kj_err *err) \
+	{ \
+		return run_compare(g, n, in, out, reference, kind, err); \
+	}
+KJE_CUDA_CMP(less, KJE_LT)
+KJE_CUDA_CMP(less_equal, KJE_LE)
+KJE_CUDA_CMP(greater, KJE_GT)
+KJE_CUDA_CMP(greater_equal, KJE_GE)
