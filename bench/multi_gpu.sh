@@ -95,6 +95,12 @@ printf '%-4s %-6s %9s %12s  %s\n' run gpus seconds "cand/s" statuses
 while read -r name g secs st; do
 	printf '%-4s %-6s %9.1f %12.3f  %s\n' "$name" "$g" "$secs" "$(awk "BEGIN{print $k / $secs}")" "$st"
 done <"$work/runs.txt"
+for name in A B AB; do # where each evaluation thread's time went (kjudge run --json)
+	perl -MJSON::PP -e 'local $/; my $s = JSON::PP->new->decode(<STDIN>);
+		printf "%-4s GPU %d: %d jobs, first start %.1f s, last end %.1f s, busy %.1f s, waiting for a compile %.1f s\n",
+			$ARGV[0], $_->{ordinal}, $_->{jobs}, $_->{first_start_s}, $_->{last_end_s}, $_->{busy_s}, $_->{wait_s}
+			for @{$s->{devices} || []}' "$name" <"$work/$name.json" 2>/dev/null || true
+done
 a=$(awk '$1=="A"{print $3}' "$work/runs.txt")
 ab=$(awk '$1=="AB"{print $3}' "$work/runs.txt")
 printf 'scaling: two GPUs against GPU 0 alone = %.2fx (target >= 1.9x)\n' "$(awk "BEGIN{print $a / $ab}")"

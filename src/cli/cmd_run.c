@@ -357,6 +357,10 @@ struct device {
 	int64_t id;
 	char arch[16];
 	char name[128];
+	/* where its evaluation thread's time went (seconds from the run's start;
+	 * written by that thread only, read after it ended): `kjudge run --json` */
+	int jobs;
+	double first_start, last_end, busy, wait;
 };
 
 struct runner {
@@ -376,6 +380,7 @@ struct runner {
 	struct device devs[MAX_DEVS];
 	int ndevs;
 	int quiet;
+	double t0; /* the run's start, kj_cli_now_s() */
 };
 
 static int should_stop(struct runner *r)
@@ -534,6 +539,7 @@ static void *eval_main(void *arg)
 			break;
 		if (i == -1) {
 			struct timespec ts;
+			double w0 = kj_cli_now_s();
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_nsec += 200000000L;
 			if (ts.tv_nsec >= 1000000000L) {
@@ -541,11 +547,19 @@ static void *eval_main(void *arg)
 				ts.tv_nsec -= 1000000000L;
 			}
 			pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+			a->d->wait += kj_cli_now_s() - w0;
 			continue;
 		}
 		r->jobs[i].state = J_EVAL;
 		pthread_mutex_unlock(&r->mu);
-		judge_one(r, a->d, &r->jobs[i], &fails);
+		{
+			double j0 = kj_cli_now_s();
+			if (!a->d->jobs++)
+				a->d->first_start = j0 - r->t0;
+			judge_one(r, a->d, &r->jobs[i], &fails);
+			a->d->last_end = kj_cli_now_s() - r->t0;
+			a->d->busy += kj_cli_now_s() - j0;
+		}
 		pthread_mutex_lock(&r->mu);
 		r->jobs[i].state = J_DONE;
 		pthread_cond_broadcast(&r->cv);
@@ -771,6 +785,7 @@ int cmd_run(int argc, char **argv)
 	double t0 = kj_cli_now_s(), tprint = 0;
 
 	memset(&r, 0, sizeof(r));
+	r.t0 = t0;
 	kj_eval_opts_init(&r.base);
 	jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (jobs < 1)
@@ -1059,6 +1074,18 @@ int cmd_run(int argc, char **argv)
 							     "judge_failures", r.failed));
 		json_object_set_new(o, "interrupted", json_boolean(stop_requested));
 		json_object_set_new(o, "seconds", json_real(kj_cli_now_s() - t0));
+		{
+			/* per evaluation thread (GPU, or the CPU track's one lane) */
+			json_t *ds = json_array();
+			for (int d = 0; d < r.ndevs; d++)
+				json_array_append_new(
+					ds, json_pack("{s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal",
+						      r.devs[d].ordinal, "device_id", (json_int_t)r.devs[d].id,
+						      "jobs", r.devs[d].jobs, "first_start_s", r.devs[d].first_start,
+						      "last_end_s", r.devs[d].last_end, "busy_s", r.devs[d].busy,
+						      "wait_s", r.devs[d].wait));
+			json_object_set_new(o, "devices", ds);
+		}
 		s = json_dumps(o, JSON_COMPACT);
 		puts(s ? s : "{}");
 		free(s);

@@ -51,6 +51,16 @@ expect_success "the summary counts by status add up to the candidates" '
 	test "$(json_get "$TMP/run1.json" by_status.pass)" = \
 		"$(ls "$KJ_ROOT"/examples/solutions/cpu/*.c | wc -l)"'
 
+expect_success "the summary says where the evaluation lane spent its time" '
+	test "$(json_get "$TMP/run1.json" devices.0.jobs)" = '"$ncases"' &&
+	perl -MJSON::PP -e '\''
+		local $/; open my $f, "<", $ARGV[0] or die; my $s = JSON::PP->new->decode(<$f>);
+		my $d = $s->{devices}[0];
+		exit !(@{$s->{devices}} == 1 && $d->{busy_s} > 0 && $d->{wait_s} >= 0 &&
+		       $d->{first_start_s} >= 0 && $d->{first_start_s} <= $d->{last_end_s} &&
+		       $d->{last_end_s} <= $s->{seconds} && $d->{busy_s} <= $d->{last_end_s} - $d->{first_start_s} + 1e-6);
+	'\'' "$TMP/run1.json"'
+
 expect_success "each candidate was judged exactly once, its judgement finished" '
 	test "$(q "$db" "SELECT count(*) FROM judgements WHERE finished IS NOT NULL")" = '"$ncases"' &&
 	test "$(q "$db" "SELECT count(*) FROM (SELECT candidate_id FROM judgements GROUP BY 1 HAVING count(*) > 1)")" = 0'
