@@ -171,6 +171,51 @@ template <class R, class S> __device__ __forceinline__ S kj_block_merge(S s, S *
 	return s;
 }
 
+/* Count, mean and sum of squared deviations of a set of values, merged
+ * with Chan's formula (a reducer for kj_block_merge), so that partial
+ * statistics combine without cancellation. */
+template <class A> struct kj_chan_ss {
+	A n, mean, m2, pad;
+};
+template <class A> struct R_chan {
+	typedef kj_chan_ss<A> S;
+	static __device__ __forceinline__ S init()
+	{
+		S r;
+		r.n = r.mean = r.m2 = r.pad = 0;
+		return r;
+	}
+	static __device__ __forceinline__ S merge(S a, S b)
+	{
+		if (b.n == 0)
+			return a;
+		if (a.n == 0)
+			return b;
+		S r;
+		A n = a.n + b.n, d = b.mean - a.mean;
+		r.n = n;
+		r.mean = a.mean + d * (b.n / n);
+		r.m2 = a.m2 + b.m2 + d * d * (a.n * (b.n / n));
+		r.pad = 0;
+		return r;
+	}
+};
+
+/* The statistics of cnt values from their sums shifted by k (the first
+ * value, close to the data): s1 = sum(x - k), s2 = sum((x - k)^2). */
+template <class A>
+__device__ __forceinline__ kj_chan_ss<A> kj_chan_shifted(int64_t cnt, A k, A s1, A s2)
+{
+	kj_chan_ss<A> st = R_chan<A>::init();
+	if (cnt) {
+		A n = (A)cnt, md = s1 / n, m2 = s2 - s1 * md;
+		st.n = n;
+		st.mean = k + md;
+		st.m2 = m2 > 0 ? m2 : (A)0;
+	}
+	return st;
+}
+
 /* A plain sum as a reducer for kj_block_merge. */
 template <class A> struct R_add {
 	typedef A S;

@@ -928,35 +928,8 @@ struct kjm_seg {
 	int splits;
 };
 
-/* Count, mean and sum of squared deviations of a set of values; merged
- * with Chan's formula, so partial statistics combine without cancellation. */
-template <class A> struct kjm_ss {
-	A n, mean, m2, pad;
-};
-
-template <class A> struct R_chan {
-	typedef kjm_ss<A> S;
-	static __device__ __forceinline__ S init()
-	{
-		S r;
-		r.n = r.mean = r.m2 = r.pad = 0;
-		return r;
-	}
-	static __device__ __forceinline__ S merge(S a, S b)
-	{
-		if (b.n == 0)
-			return a;
-		if (a.n == 0)
-			return b;
-		S r;
-		A n = a.n + b.n, d = b.mean - a.mean;
-		r.n = n;
-		r.mean = a.mean + d * (b.n / n);
-		r.m2 = a.m2 + b.m2 + d * d * (a.n * (b.n / n));
-		r.pad = 0;
-		return r;
-	}
-};
+/* Statistics of a segment: kj_chan_ss (ops_common.cuh). */
+template <class A> using kjm_ss = kj_chan_ss<A>;
 
 /* Partial statistics of segment s's units b, b + splits, ...  Each thread
  * sums x - k and (x - k)^2 with k its own first value (cheap, and a shift
@@ -985,13 +958,7 @@ __global__ void seg_stats_k(const T *__restrict__ x, kjm_seg sg, kjm_ss<typename
 				s2 += d * d;
 			}
 		}
-		kjm_ss<A> st = R_chan<A>::init();
-		if (cnt) {
-			A n = (A)cnt, md = s1 / n, m2 = s2 - s1 * md;
-			st.n = n;
-			st.mean = k + md;
-			st.m2 = m2 > 0 ? m2 : (A)0;
-		}
+		kjm_ss<A> st = kj_chan_shifted<A>(cnt, k, s1, s2);
 		st = kj_block_merge<R_chan<A>>(st, red);
 		if (threadIdx.x == 0)
 			part[u] = st;
@@ -1094,15 +1061,7 @@ __global__ void col_stats_k(const T *__restrict__ x, int64_t N, int64_t C, int64
 		s1 += d;
 		s2 += d * d;
 	}
-	kjm_ss<A> st;
-	st.n = st.mean = st.m2 = st.pad = 0;
-	if (r1 > r0) {
-		A n = (A)(r1 - r0), md = s1 / n, m2 = s2 - s1 * md;
-		st.n = n;
-		st.mean = k + md;
-		st.m2 = m2 > 0 ? m2 : (A)0;
-	}
-	part[c * gridDim.y + blockIdx.y] = st;
+	part[c * gridDim.y + blockIdx.y] = kj_chan_shifted<A>(r1 > r0 ? r1 - r0 : 0, k, s1, s2);
 }
 
 /* kind 0: batch_norm (segments = channels), 1: instance_norm (segments =

@@ -13,34 +13,6 @@
 
 #define KJ_NORM_CACHE_BYTES (96 * 1024)
 
-/* (count, mean, sum of squared deviations), merged with Chan's formula:
- * the one-pass statistics of a layer_norm row too long to cache. */
-template <class A> struct kjn_ss {
-	A n, mean, m2;
-};
-template <class A> struct R_chan_n {
-	typedef kjn_ss<A> S;
-	static __device__ __forceinline__ S init()
-	{
-		S r;
-		r.n = r.mean = r.m2 = 0;
-		return r;
-	}
-	static __device__ __forceinline__ S merge(S a, S b)
-	{
-		if (b.n == 0)
-			return a;
-		if (a.n == 0)
-			return b;
-		S r;
-		A n = a.n + b.n, d = b.mean - a.mean;
-		r.n = n;
-		r.mean = a.mean + d * (b.n / n);
-		r.m2 = a.m2 + b.m2 + d * d * (a.n * (b.n / n));
-		return r;
-	}
-};
-
 template <class T, bool LN>
 __global__ void norm_k(const T *__restrict__ x, const T *__restrict__ w, const T *__restrict__ b,
 		       T *__restrict__ y, int64_t rows, int64_t D, typename kjt<T>::acc eps,
@@ -51,7 +23,7 @@ __global__ void norm_k(const T *__restrict__ x, const T *__restrict__ w, const T
 	const int N = kjv<T>::N;
 	extern __shared__ int4 dsm[];
 	__shared__ A red[32];
-	__shared__ kjn_ss<A> cred[32];
+	__shared__ kj_chan_ss<A> cred[32];
 	T *cache = (T *)dsm;
 	int64_t bs = blockDim.x, nv = D / N;
 
@@ -98,14 +70,7 @@ __global__ void norm_k(const T *__restrict__ x, const T *__restrict__ w, const T
 			}
 		}
 		if (one) {
-			kjn_ss<A> st = R_chan_n<A>::init();
-			if (cnt) {
-				A c = (A)cnt, md = q1 / c, m2 = q2 - q1 * md;
-				st.n = c;
-				st.mean = sk + md;
-				st.m2 = m2 > 0 ? m2 : (A)0;
-			}
-			st = kj_block_merge<R_chan_n<A>>(st, cred);
+			kj_chan_ss<A> st = kj_block_merge<R_chan<A>>(kj_chan_shifted<A>(cnt, sk, q1, q2), cred);
 			mean = st.mean;
 			scale = (A)1 / m_sqrt(st.m2 / (A)D + eps);
 		} else {
