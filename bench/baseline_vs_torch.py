@@ -13,7 +13,8 @@ Prints a table (ours ms, torch ms, ours/torch, our GB/s and % of the copy
 bandwidth from `kjudge calibrate --json`), then the geometric-mean ratio, the
 worst ratio, the tasks above 1.25 (weighted geometric mean over their shapes)
 and, for memory-bound shapes (flops/bytes < 10), the share at >= 90% of the
-copy bandwidth.  The table also goes to $OUT/baseline_vs_torch.txt when OUT
+copy bandwidth, and the level 1-3 shapes whose measured baseline lies outside
+lint's [1, 15] ms.  The table also goes to $OUT/baseline_vs_torch.txt when OUT
 is set, line by line, so a run cut short still leaves what it measured.
 
 Per-shape budgets shrink so that the whole run ends within --total seconds
@@ -268,6 +269,14 @@ def main():
             out("  below 90%% (%d, lowest first): " % len(low) +
                 ", ".join("%s %s %.0f%%" % (r["task"], r["shape"], r["pct"]) for r in low[:20]) +
                 (", ..." if len(low) > 20 else ""))
+    # the sizing rule of `kjudge lint-tasks --sizing` (levels 1-3: an eager
+    # baseline of 1-15 ms), checked against the measured times
+    lv = [r for r in rows if r["ours"] is not None and r["task"].startswith("level")]
+    if lv:
+        off = sorted((r for r in lv if not 1.0 <= r["ours"] <= 15.0), key=lambda r: r["ours"])
+        out("level 1-3 shapes with our baseline outside [1, 15] ms: %d of %d%s" % (
+            len(off), len(lv),
+            (": " + ", ".join("%s %s %.2f ms" % (r["task"], r["shape"], r["ours"]) for r in off)) if off else ""))
     if skipped:
         out("skipped for time (--total %.0f s): %s" % (a.total, ", ".join(skipped)))
     if failures:
