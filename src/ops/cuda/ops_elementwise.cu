@@ -477,6 +477,25 @@ static void coalesce(kj_bgeom *gm)
 	gm->r = r;
 }
 
+/* The broadcast geometry of y = a op b: output dims, both operands' strides
+ * through them, coalesced; whether each moves along the last dim; buffer
+ * dtype codes. */
+static void bgeom_init(kj_bgeom *gm, const kj_tinfo *ta, const kj_tinfo *tb, const kj_tinfo *to,
+		       int reference)
+{
+	memset(gm, 0, sizeof(*gm));
+	gm->r = to->shape.rank;
+	for (int k = 0; k < gm->r; k++)
+		gm->d[k] = to->shape.d[k];
+	kjo_bcast_strides(&ta->shape, &to->shape, gm->sa);
+	kjo_bcast_strides(&tb->shape, &to->shape, gm->sb);
+	coalesce(gm);
+	gm->la = gm->sa[gm->r - 1] != 0;
+	gm->lb = gm->sb[gm->r - 1] != 0;
+	gm->adt = kj_buf_dt(ta->dtype, reference);
+	gm->bdt = kj_buf_dt(tb->dtype, reference);
+}
+
 template <int K, class T>
 static void binary_rows_launch(kj_gpu *g, const void *a, const void *b, void *y, kj_bgeom gm,
 			       bool vec)
@@ -575,21 +594,11 @@ static int binary_run(kj_gpu *g, const kj_tinfo *ta, const void *a, const kj_tin
 
 	if (total == 0)
 		return 0;
-	memset(&gm, 0, sizeof(gm));
-	gm.r = to->shape.rank;
-	for (int k = 0; k < gm.r; k++)
-		gm.d[k] = to->shape.d[k];
-	kjo_bcast_strides(&ta->shape, &to->shape, gm.sa);
-	kjo_bcast_strides(&tb->shape, &to->shape, gm.sb);
-	coalesce(&gm);
+	bgeom_init(&gm, ta, tb, to, reference);
 	gm.inner = gm.d[gm.r - 1];
 	gm.rows = total / gm.inner;
 	order_rows(&gm, kjo_numel(&ta->shape) * kj_dtype_size(ta->dtype),
 		   kjo_numel(&tb->shape) * kj_dtype_size(tb->dtype));
-	gm.la = gm.sa[gm.r - 1] != 0;
-	gm.lb = gm.sb[gm.r - 1] != 0;
-	gm.adt = kj_buf_dt(ta->dtype, reference);
-	gm.bdt = kj_buf_dt(tb->dtype, reference);
 
 	/* x * mask with both of the output's shape */
 	if (!reference && kjo_numel(&ta->shape) == total && kjo_numel(&tb->shape) == total &&
@@ -797,17 +806,7 @@ static int bitwise_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void
 
 	if (total == 0)
 		return 0;
-	memset(&gm, 0, sizeof(gm));
-	gm.r = to->shape.rank;
-	for (int k = 0; k < gm.r; k++)
-		gm.d[k] = to->shape.d[k];
-	kjo_bcast_strides(&ta->shape, &to->shape, gm.sa);
-	kjo_bcast_strides(&tb->shape, &to->shape, gm.sb);
-	coalesce(&gm);
-	gm.la = gm.sa[gm.r - 1] != 0;
-	gm.lb = gm.sb[gm.r - 1] != 0;
-	gm.adt = kj_buf_dt(ta->dtype, reference);
-	gm.bdt = kj_buf_dt(tb->dtype, reference);
+	bgeom_init(&gm, ta, tb, to, reference);
 	unsigned blocks = kj_blocks(g, total, 256);
 	if (gm.r == 1)
 		bitwise_flat_k<K><<<blocks, 256, 0, g->stream>>>(in[0], in[1], out, ydt, bits, gm,

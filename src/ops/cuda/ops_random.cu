@@ -55,28 +55,6 @@ __global__ void rand_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uin
 	}
 }
 
-int kj_cuda_rand_like(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
-		      int reference, struct kj_err *err)
-{
-	int64_t total = kjo_numel(&n->out.shape), nblk = (total + 3) / 4;
-	uint64_t seed = (uint64_t)kjo_attr_i(n, KJE_RAND_SEED, 0);
-	uint64_t off = (uint64_t)kjo_attr_i(n, KJE_RAND_OFFSET, 0);
-	unsigned blocks;
-	(void)in;
-	if (total == 0)
-		return 0;
-	if (n->out.dtype != KJ_F32)
-		return kj_err_set(err, KJ_E_UNSUPPORTED, "rand_like: output dtype %s (expected f32)",
-				  kj_dtype_name(n->out.dtype));
-	blocks = kj_blocks(g, nblk, 256);
-	if (reference)
-		rand_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off);
-	else
-		rand_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off);
-	KJ_LAUNCH_CHECK(err, "rand_like");
-	return 0;
-}
-
 /* ---- randn_like ---- */
 
 __device__ __forceinline__ float kje_cos2pi(float u)
@@ -106,26 +84,46 @@ __global__ void randn_like_k(T *__restrict__ y, int64_t total, uint64_t seed, ui
 	}
 }
 
-int kj_cuda_randn_like(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
-		       int reference, struct kj_err *err)
+/* rand_like (normal 0) or randn_like (1): f32 of the output's shape (double
+ * buffers in the reference), a thread per Philox block of 4 or 2 outputs. */
+static int random_run(kj_gpu *g, const kj_bnode *n, void *out, int reference, int normal,
+		      struct kj_err *err)
 {
-	int64_t total = kjo_numel(&n->out.shape), nblk = (total + 1) / 2;
+	const char *name = normal ? "randn_like" : "rand_like";
+	int64_t total = kjo_numel(&n->out.shape), nblk = normal ? (total + 1) / 2 : (total + 3) / 4;
 	uint64_t seed = (uint64_t)kjo_attr_i(n, KJE_RAND_SEED, 0);
 	uint64_t off = (uint64_t)kjo_attr_i(n, KJE_RAND_OFFSET, 0);
 	unsigned blocks;
-	(void)in;
 	if (total == 0)
 		return 0;
 	if (n->out.dtype != KJ_F32)
-		return kj_err_set(err, KJ_E_UNSUPPORTED, "randn_like: output dtype %s (expected f32)",
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "%s: output dtype %s (expected f32)", name,
 				  kj_dtype_name(n->out.dtype));
 	blocks = kj_blocks(g, nblk, 256);
-	if (reference)
+	if (normal && reference)
 		randn_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off);
-	else
+	else if (normal)
 		randn_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off);
-	KJ_LAUNCH_CHECK(err, "randn_like");
+	else if (reference)
+		rand_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off);
+	else
+		rand_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off);
+	KJ_LAUNCH_CHECK(err, name);
 	return 0;
+}
+
+int kj_cuda_rand_like(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		      int reference, struct kj_err *err)
+{
+	(void)in;
+	return random_run(g, n, out, reference, 0, err);
+}
+
+int kj_cuda_randn_like(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+		       int reference, struct kj_err *err)
+{
+	(void)in;
+	return random_run(g, n, out, reference, 1, err);
 }
 
 /* ---- comparisons ---- */
