@@ -91,6 +91,10 @@ int kj_gpu_exec_init(kj_gpu *g, const kj_plan *p, int reference, kj_gpu_exec **o
 		     struct kj_err *err);
 void *kj_gpu_exec_buf(kj_gpu_exec *x, int value);
 int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err); /* enqueues; async */
+/* Runs every node once, synchronously, with an L2 flush first when flush is
+ * set, and stores each node's time in node_ms[0..nnodes-1] (CUDA events
+ * between nodes; the sum is the call's time). */
+int kj_gpu_exec_profile(kj_gpu_exec *x, int flush, double *node_ms, struct kj_err *err);
 void kj_gpu_exec_free(kj_gpu_exec *x);
 /* 1 when op `name` has a CUDA implementation. */
 int kj_gpu_has_op(const char *name);

@@ -20,11 +20,54 @@
 #define MIN_SAMPLES 10
 #define MAX_SAMPLES 2000
 
+#define NODE_RUNS 11 /* profiled calls per shape with --nodes (median per node) */
+
 typedef struct shape_result {
 	int bind;
 	double ms, iqr_ms, bytes, flops;
 	int n, stable;
+	int nnodes;
+	double *node_ms; /* owned; NULL unless --nodes */
+	char (*node_out)[64]; /* each node's output, "f32[8, 16]"; owned */
 } shape_result;
+
+/* Median time of each node over NODE_RUNS profiled calls (L2 flushed before
+ * each), and each node's output type for the table. */
+static int profile_nodes(const kj_task *t, const kj_plan *p, kj_gpu_exec *x, shape_result *r,
+			 struct kj_err *err)
+{
+	int nn = t->nnodes, rc = 0;
+	double *runs = malloc((size_t)NODE_RUNS * (size_t)(nn + 1) * sizeof(double));
+	double col[NODE_RUNS], iqr;
+	int stable;
+	r->node_ms = calloc((size_t)nn + 1, sizeof(double));
+	r->node_out = calloc((size_t)nn + 1, sizeof(*r->node_out));
+	if (!runs || !r->node_ms || !r->node_out) {
+		free(runs);
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	}
+	r->nnodes = nn;
+	for (int k = 0; k < NODE_RUNS && !rc; k++)
+		rc = kj_gpu_exec_profile(x, 1, runs + (size_t)k * (size_t)(nn + 1), err);
+	for (int n = 0; n < nn && !rc; n++) {
+		char sh[48];
+		for (int k = 0; k < NODE_RUNS; k++)
+			col[k] = runs[(size_t)k * (size_t)(nn + 1) + (size_t)n];
+		kj_timing_summary(col, NODE_RUNS, &r->node_ms[n], &iqr, &stable);
+		snprintf(r->node_out[n], sizeof(r->node_out[n]), "%s%s",
+			 kj_dtype_name(p->nodes[n].out.dtype), kj_shape_str(&p->nodes[n].out.shape, sh, sizeof(sh)));
+	}
+	free(runs);
+	return rc;
+}
+
+static void shape_result_release(shape_result *r)
+{
+	free(r->node_ms);
+	free(r->node_out);
+	r->node_ms = NULL;
+	r->node_out = NULL;
+}
 
 static double now_s(void)
 {
@@ -58,8 +101,8 @@ static int gen_inputs(kj_gpu *g, const kj_task *t, const kj_plan *p, kj_gpu_exec
 
 /* Times the baseline on binding `bind`: one warm-up call, then samples until
  * the median is stable or budget_s has passed (at least MIN_SAMPLES). */
-static int time_shape(kj_gpu *g, const kj_task *t, int bind, double budget_s, shape_result *r,
-		      struct kj_err *err)
+static int time_shape(kj_gpu *g, const kj_task *t, int bind, double budget_s, int nodes,
+		      shape_result *r, struct kj_err *err)
 {
 	kj_plan p;
 	kj_gpu_exec *x = NULL;
@@ -97,6 +140,8 @@ static int time_shape(kj_gpu *g, const kj_task *t, int bind, double budget_s, sh
 	}
 	kj_timing_summary(samples, ns, &r->ms, &r->iqr_ms, &r->stable);
 	r->n = ns;
+	if (nodes)
+		rc = profile_nodes(t, &p, x, r, err);
 out:
 	if (x)
 		kj_gpu_exec_free(x);
@@ -122,6 +167,18 @@ static json_t *result_json(const kj_task *t, const shape_result *r)
 	json_object_set_new(o, "flops", json_real(r->flops));
 	json_object_set_new(o, "gbs", json_real(r->ms > 0 ? r->bytes / (r->ms * 1e-3) / 1e9 : 0));
 	json_object_set_new(o, "tflops", json_real(r->ms > 0 ? r->flops / (r->ms * 1e-3) / 1e12 : 0));
+	if (r->node_ms) {
+		json_t *arr = json_array();
+		for (int n = 0; n < r->nnodes; n++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "op", json_string(t->nodes[n].op->name));
+			json_object_set_new(e, "line", json_integer(t->nodes[n].loc.line));
+			json_object_set_new(e, "out", json_string(r->node_out[n]));
+			json_object_set_new(e, "ms", json_real(r->node_ms[n]));
+			json_array_append_new(arr, e);
+		}
+		json_object_set_new(o, "nodes", arr);
+	}
 	return o;
 }
 
@@ -133,10 +190,17 @@ static void print_row(const kj_task *t, const shape_result *r)
 	printf("%-32s %6.2f %10.4f %9.4f %5d %9.1f %9.2f%s\n", bs, t->binds[r->bind].weight, r->ms,
 	       r->iqr_ms, r->n, s > 0 ? r->bytes / s / 1e9 : 0.0, s > 0 ? r->flops / s / 1e12 : 0.0,
 	       r->stable ? "" : "  (unstable)");
+	for (int n = 0; r->node_ms && n < r->nnodes; n++) {
+		double sum = 0;
+		for (int k = 0; k < r->nnodes; k++)
+			sum += r->node_ms[k];
+		printf("    line %-4d %-24s %-30s %10.4f %5.1f%%\n", t->nodes[n].loc.line, t->nodes[n].op->name,
+		       r->node_out[n], r->node_ms[n], sum > 0 ? 100.0 * r->node_ms[n] / sum : 0.0);
+	}
 }
 
 static const char help[] =
-	"usage: kjudge baseline TASK [--json] [--device N] [--budget S]\n\n"
+	"usage: kjudge baseline TASK [--json] [--nodes] [--device N] [--budget S]\n\n"
 	"Times the CUDA eager baseline (one kernel or library call per op, the task's\n"
 	"dtypes) on each GPU bench shape of TASK, as the judge does: inputs of seed 0,\n"
 	"one warm-up call, then CUDA events around every call with the L2 flushed\n"
@@ -146,6 +210,10 @@ static const char help[] =
 	"time) and TFLOP/s.\n\n"
 	"  --json       print one JSON object: task, device, shapes[] with dims, weight,\n"
 	"               ms, iqr_ms, n, stable, bytes, flops, gbs, tflops\n"
+	"  --nodes      also time each node (op) of the baseline: the median over 11\n"
+	"               calls with CUDA events between nodes, L2 flushed before each\n"
+	"               call; printed under the shape (JSON: nodes[] with op, line,\n"
+	"               out, ms) to show which op makes a baseline slow\n"
 	"  --device N   CUDA device (default 0)\n"
 	"  --budget S   timing budget per shape in seconds (default 2)\n\n"
 	"exit status: 0 ok, 2 usage error, 3 no GPU or the baseline failed";
@@ -154,8 +222,9 @@ int cmd_baseline(int argc, char **argv)
 {
 	static const struct option lo[] = { { "json", 0, 0, 'j' },   { "device", 1, 0, 'd' },
 					    { "budget", 1, 0, 'b' }, { "help", 0, 0, 'h' },
+					    { "nodes", 0, 0, 'n' },
 					    { 0, 0, 0, 0 } };
-	int c, json = 0, dev = 0, nres = 0, rc = 0;
+	int c, json = 0, dev = 0, nres = 0, rc = 0, nodes = 0;
 	double budget = 2.0;
 	char *end;
 	long lv;
@@ -168,6 +237,9 @@ int cmd_baseline(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = 1;
+			break;
+		case 'n':
+			nodes = 1;
 			break;
 		case 'd':
 			lv = strtol(optarg, &end, 10);
@@ -220,7 +292,7 @@ int cmd_baseline(int argc, char **argv)
 	for (int b = 0; b < t->nbind && !rc; b++) {
 		if (t->binds[b].bench != 1)
 			continue;
-		rc = time_shape(g, t, b, budget, &res[nres], &err);
+		rc = time_shape(g, t, b, budget, nodes, &res[nres], &err);
 		if (!rc && !json)
 			print_row(t, &res[nres]);
 		if (!rc)
@@ -247,6 +319,8 @@ int cmd_baseline(int argc, char **argv)
 		printf("(no GPU bench shapes)\n");
 	}
 	kj_gpu_close(g);
+	for (int i = 0; i <= nres && i < t->nbind; i++)
+		shape_result_release(&res[i]);
 	free(res);
 	kj_task_free(t);
 	return rc ? KJ_EXIT_JUDGE : KJ_EXIT_OK;

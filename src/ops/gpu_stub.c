@@ -27,6 +27,7 @@ int kj_gpu_compare(kj_gpu *g, kj_dtype t, const void *got, const double *ref, si
 int kj_gpu_exec_init(kj_gpu *g, const kj_plan *p, int reference, kj_gpu_exec **out, struct kj_err *err) { (void)g; (void)p; (void)reference; *out = NULL; return NOT_BUILT(err); }
 void *kj_gpu_exec_buf(kj_gpu_exec *x, int value) { (void)x; (void)value; return NULL; }
 int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err) { (void)x; return NOT_BUILT(err); }
+int kj_gpu_exec_profile(kj_gpu_exec *x, int flush, double *node_ms, struct kj_err *err) { (void)x; (void)flush; (void)node_ms; return NOT_BUILT(err); }
 void kj_gpu_exec_free(kj_gpu_exec *x) { (void)x; }
 int kj_gpu_has_op(const char *name) { (void)name; return 0; }
 int kj_gpu_l2_flush(kj_gpu *g, struct kj_err *err) { (void)g; return NOT_BUILT(err); }

@@ -6,8 +6,13 @@
  * kj_exec64, rounds integer-dtype results after each node (kj_store rules);
  * reference = 0 is the eager baseline in the values' own dtypes.
  *
+ * A reshape's output is a view: it shares its input's buffer and its node
+ * launches nothing (values are written once, by their own node, so the
+ * sharing cannot be observed), as PyTorch's reshape of a contiguous tensor.
+ *
  * Ownership: kj_gpu_exec_init allocates the executor and its buffers
- * (through kj_gpu_alloc); kj_gpu_exec_free releases both.  The plan and the
+ * (through kj_gpu_alloc); kj_gpu_exec_free releases both (shared buffers
+ * once).  The plan and the
  * context must outlive the executor.
  */
 #include "ops/cuda/ops_common.cuh"
@@ -19,6 +24,7 @@ struct kj_gpu_exec {
 	const kj_plan *plan;
 	int reference;
 	void **buf;
+	unsigned char *alias; /* per value: its buffer is another value's (a reshape) */
 	kj_cuda_op_fn *fn;
 	kj_cuda_check_fn *check;
 };
@@ -41,8 +47,10 @@ extern "C" void kj_gpu_exec_free(kj_gpu_exec *x)
 		return;
 	if (x->buf)
 		for (int i = 0; i < x->plan->task->nvals; i++)
-			kj_gpu_free(x->g, x->buf[i]);
+			if (!x->alias || !x->alias[i])
+				kj_gpu_free(x->g, x->buf[i]);
 	free(x->buf);
+	free(x->alias);
 	free(x->fn);
 	free(x->check);
 	free(x);
@@ -80,7 +88,8 @@ extern "C" int kj_gpu_exec_init(kj_gpu *g, const kj_plan *p, int reference, kj_g
 	x->buf = (void **)calloc((size_t)t->nvals + 1, sizeof(*x->buf));
 	x->fn = (kj_cuda_op_fn *)calloc((size_t)t->nnodes + 1, sizeof(*x->fn));
 	x->check = (kj_cuda_check_fn *)calloc((size_t)t->nnodes + 1, sizeof(*x->check));
-	if (!x->buf || !x->fn || !x->check) {
+	x->alias = (unsigned char *)calloc((size_t)t->nvals + 1, 1);
+	if (!x->buf || !x->fn || !x->check || !x->alias) {
 		kj_gpu_exec_free(x);
 		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
 	}
@@ -94,14 +103,24 @@ extern "C" int kj_gpu_exec_init(kj_gpu *g, const kj_plan *p, int reference, kj_g
 					  t->path, t->nodes[n].loc.line, t->nodes[n].loc.col, name);
 		}
 	}
+	/* a reshape is a view, as in PyTorch: its output shares the input's
+	 * buffer (values are written once, by their node, so sharing is safe) */
+	for (int n = 0; n < t->nnodes; n++)
+		if (!strcmp(p->nodes[n].op->name, "reshape") && t->nodes[n].in[0] >= 0)
+			x->alias[t->nodes[n].out] = 1;
 	for (int i = 0; i < t->nvals && !rc; i++) {
 		size_t es = reference ? 8 : kj_dtype_size(p->vals[i].dtype);
+		if (x->alias[i])
+			continue;
 		size_t bytes = (size_t)kj_shape_numel(&p->vals[i].shape) * es;
 		/* a value never has fewer than 16 bytes, so any buffer takes vector loads */
 		rc = kj_gpu_alloc(g, bytes < 16 ? 16 : bytes, &x->buf[i], err);
 		if (!rc && t->vals[i].kind == KJ_V_CONST)
 			rc = fill_const(x, i, err);
 	}
+	for (int n = 0; n < t->nnodes && !rc; n++)
+		if (x->alias[t->nodes[n].out])
+			x->buf[t->nodes[n].out] = x->buf[t->nodes[n].in[0]];
 	if (rc) {
 		kj_err_prefix(err, "GPU %s executor of %s", reference ? "reference" : "baseline", t->id);
 		kj_gpu_exec_free(x);
@@ -118,13 +137,17 @@ extern "C" void *kj_gpu_exec_buf(kj_gpu_exec *x, int value)
 	return x->buf[value];
 }
 
-extern "C" int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err)
+/* Enqueues every node; with ev (nnodes + 1 events) records ev[0] before the
+ * first node and ev[n + 1] after node n. */
+static int run_nodes(kj_gpu_exec *x, cudaEvent_t *ev, struct kj_err *err)
 {
 	const kj_plan *p = x->plan;
 	const kj_task *t = p->task;
 	kj_gpu *g = x->g;
 
 	KJ_CUDA_CHECK(err, cudaSetDevice(g->device));
+	if (ev)
+		KJ_CUDA_CHECK(err, cudaEventRecord(ev[0], g->stream));
 	for (int n = 0; n < t->nnodes; n++) {
 		const kj_node *node = &t->nodes[n];
 		const kj_bnode *bn = &p->nodes[n];
@@ -133,6 +156,11 @@ extern "C" int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err)
 		char msg[512] = "";
 		int rc;
 
+		if (x->alias[node->out]) { /* a view: nothing to run */
+			if (ev)
+				KJ_CUDA_CHECK(err, cudaEventRecord(ev[n + 1], g->stream));
+			continue;
+		}
 		for (int k = 0; k < bn->nin; k++)
 			in[k] = node->in[k] >= 0 ? x->buf[node->in[k]] : NULL;
 		rc = x->fn[n](g, bn, in, out, x->reference, err);
@@ -156,6 +184,47 @@ extern "C" int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err)
 				return kj_err_set(err, KJ_E_TYPE, "%s:%d:%d: %s", t->path, node->loc.line,
 						  node->loc.col, msg);
 		}
+		if (ev)
+			KJ_CUDA_CHECK(err, cudaEventRecord(ev[n + 1], g->stream));
 	}
 	return 0;
+}
+
+extern "C" int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err)
+{
+	return run_nodes(x, NULL, err);
+}
+
+extern "C" int kj_gpu_exec_profile(kj_gpu_exec *x, int flush, double *node_ms,
+				   struct kj_err *err)
+{
+	int nn = x->plan->task->nnodes, ne = 0, rc = 0;
+	cudaEvent_t *ev = (cudaEvent_t *)calloc((size_t)nn + 1, sizeof(*ev));
+	cudaError_t ce = cudaSuccess;
+
+	if (!ev)
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	KJ_CUDA_CHECK(err, cudaSetDevice(x->g->device));
+	for (; ne <= nn && ce == cudaSuccess; ne++)
+		ce = cudaEventCreate(&ev[ne]);
+	if (ce != cudaSuccess) {
+		ne--;
+		rc = kj_err_set(err, KJ_E_CUDA, "cudaEventCreate: %s", cudaGetErrorString(ce));
+	}
+	if (!rc && flush)
+		rc = kj_gpu_l2_flush(x->g, err);
+	if (!rc)
+		rc = run_nodes(x, ev, err);
+	if (!rc && (ce = cudaEventSynchronize(ev[nn])) != cudaSuccess)
+		rc = kj_err_set(err, KJ_E_CUDA, "cudaEventSynchronize: %s", cudaGetErrorString(ce));
+	for (int n = 0; n < nn && !rc; n++) {
+		float ms = 0.0f;
+		if ((ce = cudaEventElapsedTime(&ms, ev[n], ev[n + 1])) != cudaSuccess)
+			rc = kj_err_set(err, KJ_E_CUDA, "cudaEventElapsedTime: %s", cudaGetErrorString(ce));
+		node_ms[n] = ms;
+	}
+	for (int i = 0; i < ne; i++)
+		cudaEventDestroy(ev[i]);
+	free(ev);
+	return rc;
 }
