@@ -454,6 +454,15 @@ static void binary_cases(void)
 		 "output y: f32[B, N]\ny = a + b\ncheck B=5 N=17\n", NULL);
 	run_text("int_div", "input a: i32[N] ~ randint(-9, 9)\ninput b: i32[N] ~ randint(1, 4)\n"
 		 "output y: f32[N]\noutput z: i32[N]\ny = a / b\nz = a * b - 3\ncheck N=99\n", NULL);
+	/* short rows sharing a warp (rope's [T, H, R] * [T, 1, R], mamba's
+	 * [B, L, D, N] * [D, N]): vector and scalar rows, rows not filling a block */
+	run_text("bcast_short_bf16", "input q: bf16[T, H, R] ~ normal\ninput c: bf16[T, 1, R] ~ normal\n"
+		 "output y: bf16[T, H, R]\ny = q * c - c\ncheck T=37 H=5 R=64; T=9 H=3 R=3; T=300 H=7 R=16\n", NULL);
+	run_text("bcast_short_f32", "input d: f32[B, L, D, 1] ~ normal\ninput a: f32[D, N] ~ normal\n"
+		 "output y: f32[B, L, D, N]\ny = d * a\ncheck B=2 L=33 D=17 N=16; B=3 L=5 D=7 N=8; B=1 L=2 D=3 N=5\n",
+		 NULL);
+	run_text("bcast_short_mixed", "input x: f32[B, M, N] ~ normal\ninput m: bool[B, 1, N] ~ randint(0, 2)\n"
+		 "output y: f32[B, M, N]\ny = x * m\ncheck B=3 M=70 N=4; B=2 M=5 N=1\n", NULL);
 }
 
 static void reduce_cases(void)
@@ -510,6 +519,32 @@ static void layout_cases(void)
 		 "check A=3 B=5 C=7\n", NULL);
 	run_text("reshape", "input x: f32[A, B] ~ normal\noutput y: f32[B, A]\ny = reshape(x, [B, -1])\n"
 		 "check A=6 B=10\n", NULL);
+	/* reshape is a view of its input's buffer: chains, an output that is a
+	 * view of another output, a view used by two ops */
+	run_text("reshape_views", "input x: f32[A, B] ~ normal\noutput y: f32[A, B]\noutput z: f32[B, A]\n"
+		 "t = reshape(x * 2.0, [B, A])\nu = reshape(reshape(t, [A * B]), [A, B])\ny = u + reshape(t, [A, B])\n"
+		 "z = reshape(y, [B, A])\ncheck A=6 B=10; A=1 B=1\n", NULL);
+	/* attention's head permutes: rows of 64 (16-byte words), of 3 and of
+	 * 16 i8 (narrower words) */
+	run_text("permute_heads_f32", "input x: f32[B, T, H, D] ~ normal\noutput y: f32[B, H, T, D]\n"
+		 "y = permute(x, [0, 2, 1, 3])\ncheck B=2 T=33 H=5 D=64; B=1 T=7 H=3 D=3; B=3 T=17 H=2 D=2\n", NULL);
+	run_text("permute_heads_bf16", "input x: bf16[B, T, H, D] ~ normal\noutput y: bf16[B, H, T, D]\n"
+		 "y = permute(x, [0, 2, 1, 3])\ncheck B=2 T=33 H=5 D=64; B=1 T=7 H=3 D=12\n", NULL);
+	run_text("permute_heads_i8", "input x: i8[B, T, H, D] ~ randint(-100, 100)\noutput y: i8[B, H, T, D]\n"
+		 "y = permute(x, [0, 2, 1, 3])\ncheck B=2 T=9 H=5 D=16; B=1 T=7 H=3 D=5\n", NULL);
+	/* cat of short pieces (gathered by output words) and of long ones
+	 * (row copies); narrow of short rows */
+	run_text("cat_interleave_i8", "input a: i8[N, K] ~ randint(-128, 128)\ninput b: i8[N, K] ~ randint(-128, 128)\n"
+		 "output y: i8[N, K, 2]\ny = cat(reshape(a, [N, K, 1]), reshape(b, [N, K, 1]), dim=2)\n"
+		 "check N=3 K=64; N=5 K=7; N=1 K=1\n", NULL);
+	run_text("cat_short_f32", "input a: f32[A, P, C] ~ normal\ninput b: f32[A, 1, C] ~ normal\n"
+		 "input c: f32[A, Q, C] ~ normal\noutput y: f32[A, P + 1 + Q, C]\ny = cat(a, b, c, dim=1)\n"
+		 "check A=7 P=3 Q=2 C=5; A=4 P=1 Q=5 C=1; A=2 P=2 Q=2 C=2\n", NULL);
+	run_text("cat_short_bf16", "input a: bf16[T, H, R] ~ normal\ninput b: bf16[T, H, R] ~ normal\n"
+		 "output y: bf16[T, H, 2 * R]\ny = cat(a * 2.0, b, dim=2)\ncheck T=9 H=3 R=64; T=5 H=2 R=3; T=4 H=4 R=20\n",
+		 NULL);
+	run_text("narrow_short", "input x: bf16[T, H, D] ~ normal\noutput y: bf16[T, H, R]\noutput z: bf16[T, H, D - R]\n"
+		 "y = narrow(x, 2, 0, R)\nz = narrow(x, 2, R, D - R)\ncheck T=9 H=5 D=128 R=64; T=3 H=2 D=7 R=3\n", NULL);
 	run_text("cast_i32", "input x: f32[N] ~ normal(0, 100)\noutput y: i32[N]\ny = cast(x, i32)\ncheck N=1001\n",
 		 NULL);
 	run_text("cast_f16", "input x: f32[N] ~ normal(0, 100)\noutput y: f16[N]\ny = cast(x, f16)\ncheck N=1001\n",
@@ -560,8 +595,63 @@ static void linalg_norm_loss_cases(void)
  * with groups, transposed convs whose reference takes the DGEMM + col2im
  * path, and the pooling variants that cuDNN serves (no dilation, floor
  * mode) next to those that the own kernels serve (ceil mode, dilation). */
+/* 16-bit forward convs that can take cuDNN's channels-last route
+ * (ops_conv.cu try_nhwc), with odd and unit extents; tag names the round,
+ * shapes[i] its check line for case i (every round its own shapes, as the
+ * layout is chosen once per geometry). */
+static void conv_nhwc_cases(const char *tag, const char *const shapes[6])
+{
+	static const char *const bodies[6][2] = {
+		{ "conv2d_f16_3x3", "input x: f16[N, C, H, W] ~ normal\nparam w: f16[O, C, 3, 3] ~ kaiming\n"
+				    "param b: f16[O] ~ uniform(-0.1, 0.1)\noutput y: f16[N, O, H, W]\n"
+				    "y = conv2d(x, w, b, padding=1)\n" },
+		{ "conv2d_bf16_1x1", "input x: bf16[N, C, H, W] ~ normal\nparam w: bf16[O, C, 1, 1] ~ kaiming\n"
+				     "output y: bf16[N, O, H, W]\ny = conv2d(x, w)\n" },
+		{ "conv2d_f16_stride2", "input x: f16[N, C, H, W] ~ normal\nparam w: f16[O, C, 3, 3] ~ kaiming\n"
+					"output y: f16[N, O, (H-1)/2+1, (W-1)/2+1]\n"
+					"y = conv2d(x, w, stride=2, padding=1)\n" },
+		{ "conv2d_bf16_groups", "input x: bf16[N, C, H, W] ~ normal\n"
+					"param w: bf16[O, C/2, 3, 3] ~ kaiming\n"
+					"param b: bf16[O] ~ uniform(-0.1, 0.1)\noutput y: bf16[N, O, H, W]\n"
+					"y = conv2d(x, w, b, padding=1, groups=2)\n" },
+		{ "conv1d_f16", "input x: f16[N, C, L] ~ normal\nparam w: f16[O, C, 3] ~ kaiming\n"
+				"output y: f16[N, O, L]\ny = conv1d(x, w, padding=1)\n" },
+		{ "conv3d_bf16_3x3x3", "input x: bf16[N, C, D, H, W] ~ normal\n"
+				       "param w: bf16[O, C, 3, 3, 3] ~ kaiming\n"
+				       "output y: bf16[N, O, D, H, W]\ny = conv3d(x, w, padding=1)\n" },
+	};
+	char id[64], body[1024];
+	for (int i = 0; i < 6; i++) {
+		snprintf(id, sizeof(id), "%s_%s", bodies[i][0], tag);
+		snprintf(body, sizeof(body), "%scheck %s\ntol atol=0.02 rtol=1e-2\n", bodies[i][1], shapes[i]);
+		run_text(id, body, NULL);
+	}
+}
+
 static void conv_pool_cases(void)
 {
+	static const char *const measured[6] = {
+		"N=4 C=32 O=64 H=56 W=56; N=1 C=1 O=1 H=1 W=1; N=2 C=3 O=5 H=7 W=9",
+		"N=4 C=64 O=32 H=28 W=28; N=1 C=1 O=1 H=1 W=1; N=2 C=3 O=5 H=5 W=3",
+		"N=4 C=32 O=64 H=56 W=56; N=1 C=3 O=5 H=2 W=1",
+		"N=2 C=32 O=64 H=20 W=20; N=1 C=2 O=2 H=1 W=1",
+		"N=4 C=32 O=48 L=100; N=1 C=1 O=1 L=1",
+		"N=2 C=16 O=32 D=6 H=10 W=10; N=1 C=3 O=5 D=2 H=3 W=1",
+	};
+	static const char *const forced[6] = {
+		"N=3 C=32 O=64 H=30 W=31; N=1 C=1 O=1 H=2 W=1; N=2 C=3 O=5 H=6 W=9",
+		"N=3 C=64 O=32 H=17 W=28; N=1 C=1 O=1 H=1 W=2; N=2 C=3 O=5 H=4 W=3",
+		"N=3 C=32 O=64 H=33 W=40; N=1 C=3 O=5 H=3 W=1",
+		"N=2 C=32 O=64 H=19 W=21; N=1 C=2 O=2 H=1 W=2",
+		"N=3 C=32 O=48 L=99; N=1 C=1 O=1 L=2",
+		"N=2 C=16 O=32 D=5 H=9 W=10; N=1 C=3 O=5 D=2 H=2 W=1",
+	};
+
+	conv_nhwc_cases("measured", measured);
+	/* the same through the NHWC route wherever cuDNN takes it */
+	setenv("KJ_CONV_LAYOUT", "nhwc", 1);
+	conv_nhwc_cases("nhwc", forced);
+	unsetenv("KJ_CONV_LAYOUT");
 	run_text("conv1d_bf16_groups", "input x: bf16[N, C, L] ~ normal\nparam w: bf16[O, C/2, 5] ~ kaiming\n"
 		 "param b: bf16[O] ~ uniform(-0.1, 0.1)\noutput y: bf16[N, O, (L-1)/2+1]\n"
 		 "y = conv1d(x, w, b, stride=2, padding=2, groups=2)\ncheck N=3 C=8 O=6 L=37\n"
@@ -612,6 +702,28 @@ static void misc_cases(void)
 		 "input v: bf16[B, H, S, E] ~ normal\noutput o: bf16[B, H, L, E]\n"
 		 "o = scaled_dot_product_attention(q, k, v, is_causal=False)\ncheck B=2 H=2 L=5 S=300 E=32\n"
 		 "tol atol=0.02 rtol=2e-2\n", NULL);
+	/* the fused 16-bit kernel (E = Ev in {64, 128}, 64-row blocks): one
+	 * row, ragged and exact blocks, L != S both ways (causal rows past S see
+	 * every key), and a decode-like L=4 S=1100 that keeps the GEMM path */
+	for (int i = 0; i < 4; i++) {
+		const char *dt = i & 1 ? "f16" : "bf16";
+		char id[64], body[1024];
+		snprintf(id, sizeof(id), "sdpa_fused_%s_%s", dt, i & 2 ? "causal" : "full");
+		snprintf(body, sizeof(body),
+			 "input q: %s[B, H, L, E] ~ normal\ninput k: %s[B, H, S, E] ~ normal\n"
+			 "input v: %s[B, H, S, E] ~ normal\noutput o: %s[B, H, L, E]\n"
+			 "o = sdpa(q, k, v, causal=%s)\n"
+			 "check B=1 H=1 L=1 S=1 E=64; B=2 H=3 L=63 S=63 E=64; B=1 H=2 L=64 S=64 E=128; "
+			 "B=3 H=1 L=65 S=65 E=64; B=1 H=2 L=200 S=200 E=128; B=2 H=2 L=37 S=300 E=64; "
+			 "B=1 H=3 L=37 S=300 E=128; B=1 H=2 L=300 S=37 E=128; B=1 H=2 L=4 S=1100 E=128\n"
+			 "tol atol=5e-3 rtol=1e-2\n",
+			 dt, dt, dt, dt, i & 2 ? "True" : "False");
+		run_text(id, body, NULL);
+	}
+	run_text("sdpa_fused_bf16_scale", "input q: bf16[B, L, E] ~ normal\ninput k: bf16[B, S, E] ~ normal\n"
+		 "input v: bf16[B, S, E] ~ normal\noutput o: bf16[B, L, E]\n"
+		 "o = sdpa(q, k, v, causal=True, scale=0.05)\ncheck B=5 L=130 S=129 E=128; B=2 L=129 S=1 E=64\n"
+		 "tol atol=5e-3 rtol=1e-2\n", NULL);
 	run_text("embedding_i32", "input i: i32[N] ~ randint(0, V)\nparam w: f16[V, D] ~ normal\noutput y: f16[N, D]\n"
 		 "y = embedding(i, w)\ncheck N=77 V=13 D=5; N=9 V=100 D=64\n", NULL);
 	run_text("embedding_range", "input i: i64[N] ~ randint(0, 9)\nparam w: f32[V, D] ~ normal\noutput y: f32[N, D]\n"
@@ -660,6 +772,17 @@ static void misc_cases(void)
 		 "tol atol=1e-4 rtol=1e-5\n", NULL);
 	run_text("norm_f16_mid", "input x: f16[B, M, N] ~ normal\noutput y: f16[B, N]\ny = norm(x, dim=1)\n"
 		 "check B=3 M=50 N=9\n", NULL);
+	/* pnorm_cols (ops_misc.cu): 16-byte words or single elements, one chunk
+	 * or partials merged by pnorm_fin_k, a partial last column block */
+	run_text("norm_mid_chunks", "input x: f32[B, M, N] ~ normal\noutput y: f32[B, N]\ny = norm(x, p=2.0, dim=1)\n"
+		 "check B=2 M=3000 N=64; B=3 M=17 N=5; B=2 M=1000 N=33; B=5 M=4097 N=3; B=3 M=300 N=2052; "
+		 "B=1 M=20000 N=2\n", NULL);
+	run_text("norm_mid_p1_bf16", "input x: bf16[B, M, N] ~ normal\noutput y: bf16[B, N]\ny = norm(x, 1.0, 1)\n"
+		 "check B=3 M=700 N=24; B=2 M=130 N=13\n", NULL);
+	run_text("norm_mid_p3_f16", "input x: f16[B, M, N] ~ normal\noutput y: f16[B, 1, N]\n"
+		 "y = norm(x, 3.0, 1, True)\ncheck B=2 M=500 N=40; B=1 M=9 N=8\n", NULL);
+	run_text("normalize_mid_chunks", "input x: f32[B, C, L] ~ normal\noutput y: f32[B, C, L]\n"
+		 "y = normalize(x, dim=1)\ncheck B=2 C=2000 L=12; B=2 C=300 L=7\n", NULL);
 	run_text("normalize_dim0", "input x: f32[M, N] ~ normal\noutput y: f32[M, N]\ny = normalize(x, dim=0)\n"
 		 "check M=33 N=70; M=1 N=5\n", NULL);
 	run_text("normalize_long_row", "input x: f32[B, N] ~ normal\noutput y: f32[B, N]\ny = normalize(x, p=1.5, dim=1)\n"
@@ -731,6 +854,22 @@ static void linalg2_cases(void)
 	run_text("interp_nearest_f16", "input x: f16[N, C, H, W] ~ normal\noutput y: f16[N, C, OH, OW]\n"
 		 "y = interpolate(x, size=[OH, OW], mode=\"nearest\")\n"
 		 "check N=2 C=3 H=26 W=21 OH=22 OW=69\n", NULL);
+	/* batches not a multiple of the warps per block; m at 32 and 64 */
+	run_text("cholesky_small", "input a: f32[Q, N, N] ~ spd\noutput l: f32[Q, N, N]\n"
+		 "l = linalg_cholesky(a)\ncheck Q=5 N=32; Q=3 N=64; Q=7 N=31; Q=9 N=2; Q=1 N=1; Q=3 N=63\n", NULL);
+	run_text("cholesky_upper_small", "input a: f32[Q, N, N] ~ spd\noutput l: f32[Q, N, N]\n"
+		 "l = linalg_cholesky(a, upper=True)\ncheck Q=5 N=32; Q=3 N=48; Q=2 N=9\n", NULL);
+	/* many output rows per thread (the bench shapes' row walk), f16 and
+	 * bf16 vector stores */
+	run_text("interp_rows_f16", "input x: f16[N, C, H, W] ~ normal\noutput y: f16[N, C, OH, OW]\n"
+		 "y = interpolate(x, size=[OH, OW], mode=\"bilinear\")\n"
+		 "check N=4 C=37 H=33 W=45 OH=67 OW=88; N=2 C=64 H=40 W=300 OH=50 OW=1000\n", NULL);
+	run_text("interp_rows_bf16", "input x: bf16[N, C, H, W] ~ normal\noutput y: bf16[N, C, OH, OW]\n"
+		 "y = interpolate(x, size=[OH, OW], mode=\"nearest\")\n"
+		 "check N=4 C=37 H=33 W=45 OH=67 OW=88; N=2 C=64 H=40 W=300 OH=50 OW=1000\n", NULL);
+	run_text("interp_rows_f32", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, OH, OW]\n"
+		 "y = interpolate(x, size=[OH, OW], mode=\"nearest\")\n"
+		 "check N=8 C=64 H=16 W=16 OH=32 OW=32; N=3 C=5 H=20 W=30 OH=41 OW=59\n", NULL);
 	run_text("interp_bilinear_down", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, OH, OW]\n"
 		 "y = interpolate(x, size=[OH], mode=\"bilinear\")\n"
 		 "check N=2 C=3 H=31 W=31 OH=7 OW=7\n", NULL);

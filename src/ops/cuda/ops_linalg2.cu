@@ -11,16 +11,35 @@
  * arrays are written by a small kernel into g->workspace (in chunks that
  * fit it).
  *
- * linalg_cholesky: one thread block per matrix, left-looking by column in
- * the output buffer: column j's entries l_ij = a_ij - sum_k<j l_ik l_jk for
- * i >= j, then the square root of the pivot and the division; a
- * non-positive pivot gives NaN (the CPU kernels report it).  Float
- * accumulation for the baseline, double for the reference.
+ * linalg_cholesky: the f32 baseline for m <= 64 (chol_small_k) runs one
+ * warp per matrix, 4 a block for m <= 32 and 2 for m <= 64: the matrix is
+ * staged through shared memory (coalesced 16-byte loads when m % 4 == 0,
+ * row stride m | 1 so that per-row and per-column accesses are free of bank
+ * conflicts), lane r keeps rows r and r + 32 in registers (fully unrolled,
+ * padded to 32 or 64), and the factorisation is right-looking: per column
+ * a shuffle brings the pivot, each row divides by its square root, the
+ * column is broadcast through a double-buffered shared vector (one
+ * __syncwarp a column) and every row subtracts l_ij l_kj from its entries
+ * k > j; the rows go back through the tile (transposed for upper) to a
+ * coalesced store with zeros in the other triangle.  Shared memory: 17.5 KiB
+ * a block for m <= 32, 33.5 KiB for m <= 64.  The reference (double) and
+ * m > 64 use cholesky_k: one thread block per matrix, left-looking by
+ * column in the output buffer: column j's entries l_ij = a_ij - sum_k<j
+ * l_ik l_jk for i >= j, then the square root of the pivot and the division.
+ * Both read only A's lower triangle, subtract in the CPU kernel's order,
+ * and give NaN at a non-positive pivot (the CPU kernels report it), which
+ * then spreads to the later columns.  Float accumulation for the baseline,
+ * double for the reference.
  *
- * interpolate: one thread per output element (grid-stride), source indices
- * and weights from table_f.h's float formulas (so the nearest index equals
- * the CPU's bit for bit), the blend in float (baseline, any float dtype) or
- * double (reference).  Nothing here allocates.
+ * interpolate: source indices and weights from table_f.h's float formulas
+ * (so the nearest index equals the CPU's bit for bit), the blend in float
+ * (baseline, any float dtype) or double (reference).  The baseline
+ * (interp_rows_k) gives a thread 8 consecutive output columns of a row and
+ * walks rows: its column taps and weights are computed once, a row's source
+ * rows and weight once a row, taps shared by neighbouring columns loaded
+ * once, and the outputs go out as 16-byte stores where rows are aligned.
+ * The reference (and the baseline for extents beyond 2^30) is interp_k, one
+ * thread per output element.  Nothing here allocates.
  */
 #include <limits.h>
 
@@ -174,6 +193,229 @@ __global__ void cholesky_k(const T *__restrict__ a, T *__restrict__ l, int64_t m
 	}
 }
 
+/*
+ * The f32 baseline for m <= 64: one warp per matrix, MP = 32 (m <= 32) or 64
+ * the padded size.  Per warp, shared memory holds a staging tile of m rows
+ * with an odd row stride s (m | 1, so that lane r reading or writing row r,
+ * or column r, hits 32 different banks) and two column buffers of MP floats.
+ */
+template <int MP> struct chol_cfg {
+	static const int warps = MP > 32 ? 2 : 4;	  /* warps (matrices) per block */
+	static const int tile = MP * (MP + 1);		  /* floats of the staging tile */
+	static const int words = tile + 2 * MP;		  /* floats per warp */
+};
+
+/* Row r and column c of element number e (of n) of the walk that lane
+ * starts at e = lane and advances by 32: the division happens once. */
+struct chol_walk {
+	int r, c, dr, dc, w;
+	__device__ __forceinline__ chol_walk(int lane, int w_)
+	{
+		w = w_;
+		r = lane / w;
+		c = lane - r * w;
+		dr = 32 / w;
+		dc = 32 - dr * w;
+	}
+	__device__ __forceinline__ void next()
+	{
+		r += dr;
+		c += dc;
+		if (c >= w) {
+			c -= w;
+			r++;
+		}
+	}
+};
+
+/* Copies the m x m matrix g (contiguous, row-major) into tile t (row stride
+ * s), coalesced; vec: in 16-byte words (m % 4 == 0 and g 16-byte aligned),
+ * eight loads in flight per lane when m is MP. */
+template <int MP>
+__device__ __forceinline__ void chol_load(const float *__restrict__ g, float *t, int m, int s,
+					  int lane, int vec)
+{
+	if (vec && m == MP) {
+		const float4 *g4 = (const float4 *)g;
+#pragma unroll 1
+		for (int b = 0; b < MP * MP / 4; b += 256) {
+			float4 v[8];
+#pragma unroll
+			for (int u = 0; u < 8; u++)
+				v[u] = g4[b + 32 * u + lane];
+#pragma unroll
+			for (int u = 0; u < 8; u++) {
+				const int e = b + 32 * u + lane;
+				float *d = t + (e / (MP / 4)) * s + 4 * (e % (MP / 4));
+				d[0] = v[u].x;
+				d[1] = v[u].y;
+				d[2] = v[u].z;
+				d[3] = v[u].w;
+			}
+		}
+	} else if (vec) {
+		const float4 *g4 = (const float4 *)g;
+		chol_walk p(lane, m >> 2);
+		for (int e = lane; e < (m * m) >> 2; e += 32, p.next()) {
+			float4 v = g4[e];
+			float *d = t + p.r * s + 4 * p.c;
+			d[0] = v.x;
+			d[1] = v.y;
+			d[2] = v.z;
+			d[3] = v.w;
+		}
+	} else {
+		chol_walk p(lane, m);
+		for (int e = lane; e < m * m; e += 32, p.next())
+			t[p.r * s + p.c] = g[e];
+	}
+}
+
+/* The inverse of chol_load: tile t back to the m x m matrix g. */
+__device__ __forceinline__ void chol_store(const float *t, float *__restrict__ g, int m, int s,
+					   int lane, int vec)
+{
+	if (vec) {
+		float4 *g4 = (float4 *)g;
+		chol_walk p(lane, m >> 2);
+		for (int e = lane; e < (m * m) >> 2; e += 32, p.next()) {
+			const float *d = t + p.r * s + 4 * p.c;
+			g4[e] = make_float4(d[0], d[1], d[2], d[3]);
+		}
+	} else {
+		chol_walk p(lane, m);
+		for (int e = lane; e < m * m; e += 32, p.next())
+			g[e] = t[p.r * s + p.c];
+	}
+}
+
+/*
+ * Right-looking in registers: lane owns row r0 = lane (x0, columns < 32)
+ * and, when MP = 64, row r1 = lane + 32 (x1, columns < 64); rows >= m are
+ * zero padding and steps j >= m are skipped.  Step j: the pivot comes from
+ * the owner of row j by a shuffle, d = sqrt(pivot) (NaN unless > 0), each
+ * row i > j divides its column j entry by d (row j stores d), column j goes
+ * through a shared buffer (double-buffered, so one __syncwarp per step), and
+ * each row subtracts l_ij * l_kj from its entry k for k > j: a_ik ends as
+ * a_ik - sum_{j<k} l_ij l_kj, subtracted in j order as the CPU kernel does.
+ * The entries a row updates above its diagonal are never read back: the
+ * store writes zeros there.  Every register index is a compile-time
+ * constant (fully unrolled loops), so the rows stay in registers.
+ */
+template <int MP>
+__global__ void __launch_bounds__(32 * chol_cfg<MP>::warps)
+chol_small_k(const float *__restrict__ a, float *__restrict__ l, int m, int batch, int upper,
+	     int vec)
+{
+	extern __shared__ float4 chol_smem[];
+	const unsigned full = 0xffffffffu;
+	const int lane = (int)(threadIdx.x & 31), w = (int)(threadIdx.x >> 5);
+	const int q = (int)blockIdx.x * chol_cfg<MP>::warps + w;
+	if (q >= batch)
+		return;
+	float *t = (float *)chol_smem + w * chol_cfg<MP>::words;
+	float *cb = t + chol_cfg<MP>::tile;
+	const int s = m | 1, r0 = lane, r1 = lane + 32;
+	const size_t off = (size_t)q * (size_t)(m * m);
+	float x0[32], x1[MP];
+
+	chol_load<MP>(a + off, t, m, s, lane, vec);
+	__syncwarp();
+#pragma unroll
+	for (int k = 0; k < 32; k++)
+		x0[k] = k <= r0 && r0 < m ? t[r0 * s + k] : 0.0f;
+#pragma unroll
+	for (int k = 0; k < MP; k++)
+		x1[k] = MP > 32 && k <= r1 && r1 < m ? t[r1 * s + k] : 0.0f;
+
+#pragma unroll
+	for (int j = 0; j < MP; j++) {
+		if (j < m) {
+			float p = __shfl_sync(full, j < 32 ? x0[j & 31] : x1[j], j & 31);
+			float d = p > 0.0f ? sqrtf(p) : (float)NAN;
+			if (j < 32) {
+				if (r0 > j)
+					x0[j & 31] = x0[j & 31] / d;
+				else if (r0 == j)
+					x0[j & 31] = d;
+			}
+			if (MP > 32) {
+				if (r1 > j)
+					x1[j] = x1[j] / d;
+				else if (r1 == j)
+					x1[j] = d;
+			}
+			if (j + 1 < MP) {
+				float *c = cb + (j & 1) * MP;
+				const float4 *c4 = (const float4 *)c;
+				const float l0 = x0[j & 31], l1 = x1[j];
+				if (j < 31)
+					c[r0] = l0;
+				if (MP > 32)
+					c[r1] = l1;
+				__syncwarp();
+#pragma unroll
+				for (int g = 0; g < MP / 4; g++) {
+					if (4 * g + 3 > j) {
+						float4 v = c4[g];
+						const float cv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+						for (int u = 0; u < 4; u++) {
+							const int k = 4 * g + u;
+							if (k > j && k < 32)
+								x0[k & 31] -= l0 * cv[u];
+							if (MP > 32 && k > j)
+								x1[k] -= l1 * cv[u];
+						}
+					}
+				}
+			}
+		}
+	}
+
+	__syncwarp();
+	if (r0 < m) {
+#pragma unroll
+		for (int k = 0; k < MP; k++) {
+			if (k < m) {
+				float v = k <= r0 && k < 32 ? x0[k & 31] : 0.0f;
+				if (upper)
+					t[k * s + r0] = v;
+				else
+					t[r0 * s + k] = v;
+			}
+		}
+	}
+	if (MP > 32 && r1 < m) {
+#pragma unroll
+		for (int k = 0; k < MP; k++) {
+			if (k < m) {
+				float v = k <= r1 ? x1[k] : 0.0f;
+				if (upper)
+					t[k * s + r1] = v;
+				else
+					t[r1 * s + k] = v;
+			}
+		}
+	}
+	__syncwarp();
+	chol_store(t, l + off, m, s, lane, vec);
+}
+
+template <int MP>
+static int chol_small_run(kj_gpu *g, const float *a, float *l, int64_t m, int64_t batch,
+			  int upper, struct kj_err *err)
+{
+	const int warps = chol_cfg<MP>::warps;
+	const size_t shm = (size_t)warps * chol_cfg<MP>::words * sizeof(float);
+	int vec = m % 4 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)l % 16 == 0;
+	unsigned blocks = (unsigned)((batch + warps - 1) / warps);
+	chol_small_k<MP><<<blocks, 32 * warps, shm, g->stream>>>(a, l, (int)m, (int)batch, upper,
+								  vec);
+	KJ_LAUNCH_CHECK(err, "linalg_cholesky");
+	return 0;
+}
+
 int kj_cuda_linalg_cholesky(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 			    int reference, struct kj_err *err)
 {
@@ -193,6 +435,12 @@ int kj_cuda_linalg_cholesky(kj_gpu *g, const kj_bnode *n, const void *const *in,
 		if (n->in[0].dtype != KJ_F32)
 			return kj_err_set(err, KJ_E_UNSUPPORTED, "linalg_cholesky: dtype %s (only f32)",
 					  kj_dtype_name(n->in[0].dtype));
+		if (m <= 32)
+			return chol_small_run<32>(g, (const float *)in[0], (float *)out, m, batch, upper,
+						  err);
+		if (m <= 64)
+			return chol_small_run<64>(g, (const float *)in[0], (float *)out, m, batch, upper,
+						  err);
 		cholesky_k<float><<<(unsigned)batch, threads, 0, g->stream>>>(
 			(const float *)in[0], (float *)out, m, upper);
 	}
@@ -232,6 +480,186 @@ __global__ void interp_k(const T *__restrict__ x, T *__restrict__ y, kjf_interp_
 	}
 }
 
+/* The baseline kernel: a thread owns KJ_INTERP_U consecutive output columns
+ * and walks output rows (plane, row) grid-strided along y, so its source
+ * columns and column weights are computed once, before the row loop, and a
+ * row's source row(s) and row weight once per row; nothing per element
+ * divides.  Column offsets are int (interp_launch checks the extents),
+ * rows and planes int64.  A tap at the address of the previous
+ * column's tap is reused rather than loaded again (2x upsampling loads each
+ * source value once per thread and row).  Stores are 16-byte vectors when
+ * every row start is aligned (vec: ow a multiple of the vector width and y
+ * aligned), scalars otherwise. */
+#define KJ_INTERP_U 8
+
+struct kjf_interp_rows {
+	int64_t rows, plane; /* planes * oh, ih * iw */
+	int ih, iw, oh, ow;
+	float sh, sw;
+	int align, vec;
+};
+
+template <class T, int BIL>
+__global__ void __launch_bounds__(256) interp_rows_k(const T *__restrict__ x, T *__restrict__ y,
+						     kjf_interp_rows g)
+{
+	typedef typename kjt<T>::acc A;
+	enum { U = KJ_INTERP_U, V = kjv<T>::N };
+	static_assert(U % V == 0, "a thread's columns are whole 16-byte vectors");
+	const int64_t step = (int64_t)gridDim.y * blockDim.y;
+	const int64_t step_p = step / g.oh;
+	const int step_r = (int)(step - step_p * g.oh);
+	const int64_t row0 = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+	const int cstep = (int)(gridDim.x * blockDim.x) * U;
+
+	for (int c0 = (int)(blockIdx.x * blockDim.x + threadIdx.x) * U; c0 < g.ow; c0 += cstep) {
+		const int n = g.ow - c0 < U ? g.ow - c0 : U;
+		/* lo: the (lower) tap; bits k, U + k and 2U + k of tap: column k's
+		 * taps are the previous column's (same), its lower tap is the
+		 * previous upper one (shift), its upper tap is lo + 1 (else lo). */
+		int lo[U], tap = 0, hi_prev = -1;
+		float wl[U];
+#pragma unroll
+		for (int k = 0; k < U; k++) {
+			int c = k < n ? c0 + k : c0 + n - 1, hi;
+			if (BIL) {
+				int64_t i0, st;
+				kjf_linear_src(c, g.sw, g.iw, g.align, &i0, &st, &wl[k]);
+				lo[k] = (int)i0;
+				hi = (int)(i0 + st);
+			} else {
+				lo[k] = hi = (int)kjf_nearest(c, g.sw, g.iw);
+				wl[k] = 0.0f;
+			}
+			if (k > 0 && lo[k] == lo[k - 1] && hi == hi_prev)
+				tap |= 1 << k;
+			if (k > 0 && lo[k] == hi_prev)
+				tap |= 1 << (U + k);
+			if (hi != lo[k])
+				tap |= 1 << (2 * U + k);
+			hi_prev = hi;
+		}
+		int64_t row = row0, p = row0 / g.oh;
+		int r = (int)(row0 - p * g.oh);
+		for (; row < g.rows; row += step) {
+			const T *xp = x + p * g.plane;
+			T *yr = y + row * g.ow + c0;
+			kjv<T> o[U / V];
+			if (BIL) {
+				int64_t h0, hs;
+				float hl;
+				kjf_linear_src(r, g.sh, g.ih, g.align, &h0, &hs, &hl);
+				const T *x0 = xp + h0 * g.iw, *x1 = xp + (h0 + hs) * g.iw;
+				A h1l = (A)hl, h0l = (A)(1.0f - hl), a0 = 0, b0 = 0, a1 = 0, b1 = 0;
+#pragma unroll
+				for (int k = 0; k < U; k++) {
+					if (!(tap >> k & 1)) {
+						int hi = lo[k] + (tap >> (2 * U + k) & 1);
+						if (tap >> (U + k) & 1) {
+							a0 = b0;
+							a1 = b1;
+						} else {
+							a0 = kjt<T>::ld(x0[lo[k]]);
+							a1 = kjt<T>::ld(x1[lo[k]]);
+						}
+						b0 = kjt<T>::ld(x0[hi]);
+						b1 = kjt<T>::ld(x1[hi]);
+					}
+					A w1 = (A)wl[k], w0 = (A)(1.0f - wl[k]);
+					A v = h0l * (w0 * a0 + w1 * b0) + h1l * (w0 * a1 + w1 * b1);
+					o[k / V].e[k % V] = kjt<T>::st(v);
+				}
+			} else {
+				const T *xr = xp + kjf_nearest(r, g.sh, g.ih) * g.iw;
+				T v = xr[lo[0]];
+#pragma unroll
+				for (int k = 0; k < U; k++) {
+					if (k > 0 && !(tap >> k & 1))
+						v = xr[lo[k]];
+					o[k / V].e[k % V] = v;
+				}
+			}
+#pragma unroll
+			for (int j = 0; j < U / V; j++) {
+				if (g.vec && n >= (j + 1) * V) {
+					*(kjv<T> *)(yr + j * V) = o[j];
+				} else {
+#pragma unroll
+					for (int k = 0; k < V; k++)
+						if (j * V + k < n)
+							yr[j * V + k] = o[j].e[k];
+				}
+			}
+			r += step_r;
+			p += step_p;
+			if (r >= g.oh) {
+				r -= g.oh;
+				p++;
+			}
+		}
+	}
+}
+
+/* interp_rows_k's shape for kernel k: about 256 threads a block, as many
+ * along a row as its column groups need (at most 256), the rest on further
+ * rows (narrow rows share a warp, their stores still contiguous); along y
+ * one full wave of resident blocks (every block walks
+ * the same number of rows and none waits for a second wave), fewer when
+ * there are fewer rows. */
+static void interp_rows_cfg(const kj_gpu *g, const void *k, int64_t ow, int64_t rows, dim3 *grid,
+			    dim3 *block)
+{
+	int64_t groups = (ow + KJ_INTERP_U - 1) / KJ_INTERP_U, gx, gy, cap;
+	unsigned tx = groups >= 256 ? 256u : (unsigned)groups, ty = 256u / tx;
+	int per_sm = 0;
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)(tx * ty), 0) !=
+		    cudaSuccess ||
+	    per_sm < 1) {
+		(void)cudaGetLastError();
+		per_sm = 2;
+	}
+	gx = (groups + tx - 1) / tx;
+	gy = (rows + ty - 1) / ty;
+	cap = (int64_t)g->info.sm_count * per_sm / gx;
+	if (cap > 65535)
+		cap = 65535;
+	if (gy > cap)
+		gy = cap;
+	if (gy < 1)
+		gy = 1;
+	*block = dim3(tx, ty, 1);
+	*grid = dim3((unsigned)gx, (unsigned)gy, 1);
+}
+
+/* The baseline for one float dtype: interp_rows_k, or interp_k (64-bit
+ * indices) when an extent exceeds 2^30. */
+template <class T>
+static void interp_launch(kj_gpu *g, const void *x, void *y, const kjf_interp_geom *gm)
+{
+	const int64_t big = (int64_t)1 << 30;
+	void (*k)(const T *, T *, kjf_interp_rows) =
+		gm->bilinear ? interp_rows_k<T, 1> : interp_rows_k<T, 0>;
+	kjf_interp_rows rg;
+	dim3 grid, block;
+	if (gm->ih > big || gm->iw > big || gm->oh > big || gm->ow > big) {
+		interp_k<T><<<kj_blocks(g, gm->total, 256), 256, 0, g->stream>>>((const T *)x, (T *)y,
+										 *gm);
+		return;
+	}
+	rg.rows = gm->total / gm->ow;
+	rg.plane = gm->ih * gm->iw;
+	rg.ih = (int)gm->ih;
+	rg.iw = (int)gm->iw;
+	rg.oh = (int)gm->oh;
+	rg.ow = (int)gm->ow;
+	rg.sh = gm->sh;
+	rg.sw = gm->sw;
+	rg.align = gm->align;
+	rg.vec = gm->ow % kjv<T>::N == 0 && kj_aligned16(y);
+	interp_rows_cfg(g, (const void *)k, gm->ow, rg.rows, &grid, &block);
+	k<<<grid, block, 0, g->stream>>>((const T *)x, (T *)y, rg);
+}
+
 int kj_cuda_interpolate(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 			int reference, struct kj_err *err)
 {
@@ -255,16 +683,13 @@ int kj_cuda_interpolate(kj_gpu *g, const kj_bnode *n, const void *const *in, voi
 	} else {
 		switch (n->in[0].dtype) {
 		case KJ_F32:
-			interp_k<float><<<blocks, 256, 0, g->stream>>>((const float *)in[0], (float *)out,
-								       gm);
+			interp_launch<float>(g, in[0], out, &gm);
 			break;
 		case KJ_F16:
-			interp_k<__half><<<blocks, 256, 0, g->stream>>>((const __half *)in[0],
-									(__half *)out, gm);
+			interp_launch<__half>(g, in[0], out, &gm);
 			break;
 		case KJ_BF16:
-			interp_k<__nv_bfloat16><<<blocks, 256, 0, g->stream>>>(
-				(const __nv_bfloat16 *)in[0], (__nv_bfloat16 *)out, gm);
+			interp_launch<__nv_bfloat16>(g, in[0], out, &gm);
 			break;
 		default:
 			return kj_err_set(err, KJ_E_UNSUPPORTED, "interpolate: dtype %s",

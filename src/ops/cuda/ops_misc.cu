@@ -13,7 +13,11 @@
  *   query blocks, each over the keys it can attend (53% of the work).  The scores live in scratch memory from a private stream-ordered
  *   pool of the device (cudaMallocFromPoolAsync), which keeps its memory
  *   between calls as PyTorch's caching allocator does; batches are chunked so
- *   that the scratch stays under 2 GiB.  The reference runs DGEMM.
+ *   that the scratch stays under 2 GiB.  The reference runs DGEMM.  f16
+ *   and bf16 with E == Ev in {64, 128} (other than decode-like L <= 8,
+ *   S > 1024) run instead one fused flash-style kernel (fa_fwd_k: mma.sync
+ *   tiles, online softmax in f32, P rounded to the dtype as above), without
+ *   scratch.
  * - Layout ops (cat, narrow, pad, flip, where, masked_fill, triu, tril,
  *   embedding) move elements as opaque words of the element size (8 bytes in
  *   the reference), so one kernel serves every dtype; contiguous copies use
@@ -29,7 +33,9 @@
  *   framework over [outer, len, inner]: a block per (row, split) for inner
  *   == 1 (partials in g->workspace merged in order when a row is split), a
  *   thread per column otherwise; reductions to one value are one row split
- *   across the device.  No atomics, so results are deterministic.
+ *   across the device.  The float baseline's norm over a middle dim has its
+ *   own column kernel (pnorm_col_k: 16-byte loads, rows split across
+ *   threads and blocks).  No atomics, so results are deterministic.
  * Integer indices (embedding) are checked in the kernel: the smallest bad
  * position goes to a device variable that kj_cuda_embedding_check reads.
  */
@@ -220,6 +226,319 @@ static int sdpa_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *o
 	return rc;
 }
 
+/* ---- fused attention (flash-style) for the 16-bit baseline ----
+ *
+ * One CTA of 4 warps per (batch, block of 64 query rows); warp w owns rows
+ * [16w, 16w + 16) of the block.  The Q tile goes to registers once as
+ * mma.m16n8k16 A fragments; key/value blocks of 64 rows are staged in shared
+ * memory by cp.async, double-buffered (block kb + 1 loads while kb
+ * computes).  Per key block: S = Q K^T in f32 (mma, K fragments by
+ * ldmatrix), scaled by scale * log2(e), masked with -inf past S and above
+ * the causal diagonal (j > i, top-left aligned as kjm_attn_keys), online
+ * softmax per row (running max m and sum l, the O accumulator rescaled by
+ * exp2(m_old - m_new)), P rounded to T as the A fragment of O += P V (V
+ * fragments by ldmatrix.trans).  Causal blocks skip the key blocks above
+ * the diagonal, and a warp skips a key block none of its rows sees.  At the
+ * end O / l is rounded to T, staged in shared memory and stored in 16-byte
+ * words.  Shared memory: K and V double buffers of 64 rows, the Q tile
+ * borrowing K buffer 1 before the first prefetch (69.6 KB at D = 128: three
+ * CTAs per SM); rows are padded by 16 bytes so that ldmatrix's eight row
+ * addresses fall in distinct banks.
+ * Fragment layouts (PTX ISA, mma.m16n8k16 .f16/.bf16; g = lane / 4,
+ * t = lane % 4): A regs 0..3 hold (row g, cols 2t, 2t+1), (g + 8, 2t..),
+ * (g, 2t + 8..), (g + 8, 2t + 8..); B regs 0, 1 hold (rows 2t, 2t+1, col g)
+ * and (rows 2t + 8.., col g); C holds (g, 2t), (g, 2t+1), (g + 8, 2t),
+ * (g + 8, 2t+1). */
+
+#define KJF_BM 64 /* query rows per CTA (4 warps x 16) */
+#define KJF_BN 64 /* keys per block */
+#define KJF_THREADS 128
+
+__device__ __forceinline__ uint32_t fa_saddr(const void *p)
+{
+	return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* 16 bytes global -> shared, or 16 zero bytes when !ok (src not read). */
+__device__ __forceinline__ void fa_cp16(uint32_t dst, const void *src, bool ok)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+		     "r"(ok ? 16 : 0)
+		     : "memory");
+}
+
+__device__ __forceinline__ void fa_commit()
+{
+	asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void fa_wait_all()
+{
+	asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+/* Four 8x8 b16 matrices; lanes 8i..8i+7 give the row addresses of matrix i. */
+__device__ __forceinline__ void fa_ldsm4(uint32_t *r, uint32_t addr)
+{
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		     : "r"(addr)
+		     : "memory");
+}
+
+__device__ __forceinline__ void fa_ldsm4t(uint32_t *r, uint32_t addr)
+{
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+		     : "r"(addr)
+		     : "memory");
+}
+
+template <class T> struct fa_t;
+template <> struct fa_t<__nv_bfloat16> {
+	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
+	{
+		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+			     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+			     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+	}
+	/* lo in the low half (the lower column), as the fragments want */
+	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
+	{
+		__nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+		uint32_t r;
+		memcpy(&r, &h, 4);
+		return r;
+	}
+};
+template <> struct fa_t<__half> {
+	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
+	{
+		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+			     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+			     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+	}
+	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
+	{
+		__half2 h = __floats2half2_rn(lo, hi);
+		uint32_t r;
+		memcpy(&r, &h, 4);
+		return r;
+	}
+};
+
+/* Rows [r0, r0 + rows) of a [n, D] matrix at p (rows >= n zero-filled)
+ * into shared rows of LD elements at s. */
+template <class T, int D, int LD>
+__device__ __forceinline__ void fa_load_rows(T *s, const T *p, int64_t r0, int rows, int64_t n)
+{
+	constexpr int CH = D / 8; /* 16-byte chunks per row */
+	for (int c = threadIdx.x; c < rows * CH; c += KJF_THREADS) {
+		int r = c / CH, cc = c % CH;
+		bool ok = r0 + r < n;
+		fa_cp16(fa_saddr(s + r * LD + cc * 8), ok ? p + (r0 + r) * D + cc * 8 : p, ok);
+	}
+}
+
+/* q [batch, L, D], k and v [batch, S, D], o [batch, L, D]; grid batch * nqb
+ * CTAs, the last query blocks (the longest under the causal mask) first;
+ * sl2 = scale * log2(e). */
+template <class T, int D>
+__global__ void __launch_bounds__(KJF_THREADS) fa_fwd_k(const T *__restrict__ q, const T *__restrict__ k,
+							const T *__restrict__ v, T *__restrict__ o, int64_t L,
+							int64_t S, int64_t batch, int64_t nqb, float sl2,
+							int causal)
+{
+	constexpr int LD = D + 8, KD = D / 16, ND = D / 8, NT = KJF_BN / 8;
+	static_assert(KJF_BM == KJF_BN, "the Q tile borrows a K buffer");
+	extern __shared__ __align__(16) unsigned char fa_sm[];
+	/* K buffers 0, 1 then V buffers 0, 1; the Q tile borrows K buffer 1
+	 * until its fragments are in registers, the output stages there */
+	T *sk = (T *)fa_sm, *sv = sk + 2 * KJF_BN * LD, *sq = sk + KJF_BN * LD;
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t4 = lane & 3;
+	const int64_t qb = nqb - 1 - (int64_t)blockIdx.x / batch, b = (int64_t)blockIdx.x % batch;
+	const int64_t q0 = qb * KJF_BM, r0 = q0 + w * 16; /* the CTA's and the warp's first row */
+	const T *kp = k + b * S * D, *vp = v + b * S * D;
+	const int64_t kend = causal ? (q0 + KJF_BM < S ? q0 + KJF_BM : S) : S;
+	const int nkb = (int)((kend + KJF_BN - 1) / KJF_BN);
+	uint32_t qf[KD][4];
+	float acc[ND][4], mrow[2] = {-INFINITY, -INFINITY}, lrow[2] = {0.0f, 0.0f};
+#pragma unroll
+	for (int d = 0; d < ND; d++)
+		acc[d][0] = acc[d][1] = acc[d][2] = acc[d][3] = 0.0f;
+
+	fa_load_rows<T, D, LD>(sq, q + b * L * D, q0, KJF_BM, L);
+	fa_load_rows<T, D, LD>(sk, kp, 0, KJF_BN, S);
+	fa_load_rows<T, D, LD>(sv, vp, 0, KJF_BN, S);
+	fa_commit();
+	for (int kb = 0; kb < nkb; kb++) {
+		const int64_t j0 = (int64_t)kb * KJF_BN;
+		const T *ks = sk + (kb & 1) * KJF_BN * LD, *vs = sv + (kb & 1) * KJF_BN * LD;
+		fa_wait_all();
+		__syncthreads(); /* block kb landed; block kb - 1's buffer is free */
+		if (kb == 0) {
+#pragma unroll
+			for (int kk = 0; kk < KD; kk++)
+				fa_ldsm4(qf[kk], fa_saddr(sq + (w * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD +
+							  kk * 16 + (lane >> 4) * 8));
+			__syncthreads(); /* every warp holds its Q: K buffer 1 is free */
+		}
+		if (kb + 1 < nkb) {
+			int nb = (kb + 1) & 1;
+			fa_load_rows<T, D, LD>(sk + nb * KJF_BN * LD, kp, j0 + KJF_BN, KJF_BN, S);
+			fa_load_rows<T, D, LD>(sv + nb * KJF_BN * LD, vp, j0 + KJF_BN, KJF_BN, S);
+			fa_commit();
+		}
+		if (causal && j0 > r0 + 15)
+			continue; /* above the diagonal for all the warp's rows */
+		float s[NT][4];
+#pragma unroll
+		for (int nt = 0; nt < NT; nt++)
+			s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
+#pragma unroll
+		for (int kk = 0; kk < KD; kk++) {
+#pragma unroll
+			for (int np = 0; np < NT / 2; np++) {
+				uint32_t bf[4];
+				fa_ldsm4(bf, fa_saddr(ks + (np * 16 + (lane & 7) + (lane >> 4) * 8) * LD + kk * 16 +
+						      ((lane >> 3) & 1) * 8));
+				fa_t<T>::mma(s[2 * np], qf[kk], bf[0], bf[1]);
+				fa_t<T>::mma(s[2 * np + 1], qf[kk], bf[2], bf[3]);
+			}
+		}
+		const bool edge = j0 + KJF_BN > S || (causal && j0 + KJF_BN - 1 > r0);
+		float mx[2] = {mrow[0], mrow[1]};
+#pragma unroll
+		for (int nt = 0; nt < NT; nt++) {
+#pragma unroll
+			for (int e = 0; e < 4; e++) {
+				float x = s[nt][e] * sl2;
+				if (edge) {
+					int64_t j = j0 + nt * 8 + t4 * 2 + (e & 1), i = r0 + g + (e >> 1) * 8;
+					if (j >= S || (causal && j > i))
+						x = -INFINITY;
+				}
+				s[nt][e] = x;
+				mx[e >> 1] = fmaxf(mx[e >> 1], x);
+			}
+		}
+		float mu[2], corr[2];
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h]; /* a row with no key yet */
+			corr[h] = exp2f(mrow[h] - mu[h]);
+			mrow[h] = mx[h];
+			lrow[h] *= corr[h];
+		}
+#pragma unroll
+		for (int d = 0; d < ND; d++) {
+			acc[d][0] *= corr[0];
+			acc[d][1] *= corr[0];
+			acc[d][2] *= corr[1];
+			acc[d][3] *= corr[1];
+		}
+#pragma unroll
+		for (int nt = 0; nt < NT; nt++) {
+#pragma unroll
+			for (int e = 0; e < 4; e++) {
+				s[nt][e] = exp2f(s[nt][e] - mu[e >> 1]);
+				lrow[e >> 1] += s[nt][e];
+			}
+		}
+#pragma unroll
+		for (int kt = 0; kt < KJF_BN / 16; kt++) {
+			uint32_t pa[4];
+			pa[0] = fa_t<T>::pack(s[2 * kt][0], s[2 * kt][1]);
+			pa[1] = fa_t<T>::pack(s[2 * kt][2], s[2 * kt][3]);
+			pa[2] = fa_t<T>::pack(s[2 * kt + 1][0], s[2 * kt + 1][1]);
+			pa[3] = fa_t<T>::pack(s[2 * kt + 1][2], s[2 * kt + 1][3]);
+#pragma unroll
+			for (int dp = 0; dp < ND / 2; dp++) {
+				uint32_t bf[4];
+				fa_ldsm4t(bf, fa_saddr(vs + (kt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD +
+						       dp * 16 + (lane >> 4) * 8));
+				fa_t<T>::mma(acc[2 * dp], pa, bf[0], bf[1]);
+				fa_t<T>::mma(acc[2 * dp + 1], pa, bf[2], bf[3]);
+			}
+		}
+	}
+	/* O / l into the warp's rows of K buffer 1 once no warp reads it, then
+	 * 16-byte stores of the rows below L */
+	__syncthreads();
+	float inv[2];
+#pragma unroll
+	for (int h = 0; h < 2; h++) {
+		float l = lrow[h];
+		l += __shfl_xor_sync(0xffffffffu, l, 1);
+		l += __shfl_xor_sync(0xffffffffu, l, 2);
+		inv[h] = l > 0.0f ? 1.0f / l : 0.0f;
+	}
+	T *so = sq + w * 16 * LD;
+#pragma unroll
+	for (int d = 0; d < ND; d++) {
+		uint32_t lo = fa_t<T>::pack(acc[d][0] * inv[0], acc[d][1] * inv[0]);
+		uint32_t hi = fa_t<T>::pack(acc[d][2] * inv[1], acc[d][3] * inv[1]);
+		*(uint32_t *)(so + g * LD + d * 8 + t4 * 2) = lo;
+		*(uint32_t *)(so + (g + 8) * LD + d * 8 + t4 * 2) = hi;
+	}
+	__syncwarp();
+	T *op = o + (b * L + r0) * D;
+	for (int c = lane; c < 16 * (D / 8); c += 32) {
+		int r = c / (D / 8), cc = c % (D / 8);
+		if (r0 + r < L)
+			*(uint4 *)(op + (int64_t)r * D + cc * 8) = *(const uint4 *)(so + r * LD + cc * 8);
+	}
+}
+
+/* Whether the fused kernel serves this sdpa: a 16-bit baseline with
+ * E == Ev in {64, 128}, S >= 1, 16-byte aligned operands, and not a
+ * decode-like shape (L <= 8 queries over S > 1024 keys: too few CTAs for a
+ * kernel that walks the keys in one CTA; the GEMM path stays). */
+static int fa_supported(const kjm_attn *a, const void *const *in, const void *out)
+{
+	if (a->E != a->Ev || (a->E != 64 && a->E != 128) || a->S < 1 || a->L < 1 || a->batch < 1)
+		return 0;
+	if (a->L <= 8 && a->S > 1024)
+		return 0;
+	if (a->batch > INT64_MAX / ((a->L + KJF_BM - 1) / KJF_BM) ||
+	    a->batch * ((a->L + KJF_BM - 1) / KJF_BM) > INT_MAX)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if ((uintptr_t)in[i] & 15)
+			return 0;
+	return ((uintptr_t)out & 15) == 0;
+}
+
+template <class T, int D>
+static int fa_launch(kj_gpu *g, const kjm_attn *a, const void *const *in, void *out, struct kj_err *err)
+{
+	const size_t smem = (size_t)(4 * KJF_BN) * (D + 8) * sizeof(T);
+	const int64_t nqb = (a->L + KJF_BM - 1) / KJF_BM;
+	const float sl2 = (float)(a->scale * 1.4426950408889634);
+	KJ_CUDA_CHECK(err, cudaFuncSetAttribute(fa_fwd_k<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+						(int)smem));
+	fa_fwd_k<T, D><<<(unsigned)(a->batch * nqb), KJF_THREADS, smem, g->stream>>>(
+		(const T *)in[0], (const T *)in[1], (const T *)in[2], (T *)out, a->L, a->S, a->batch, nqb,
+		sl2, a->causal);
+	KJM_CHECK(err, "sdpa (fused)");
+	return 0;
+}
+
+/* The fused path when fa_supported, else the GEMM + softmax path. */
+template <class T>
+static int sdpa_16(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, struct kj_err *err)
+{
+	kjm_attn a;
+	kjm_attn_geom(n, &a);
+	if (!fa_supported(&a, in, out))
+		return sdpa_run<T, float>(g, n, in, out, 0, err);
+	return a.E == 64 ? fa_launch<T, 64>(g, &a, in, out, err) : fa_launch<T, 128>(g, &a, in, out, err);
+}
+
 int kj_cuda_sdpa(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
 		 struct kj_err *err)
 {
@@ -229,9 +548,9 @@ int kj_cuda_sdpa(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 	case KJ_F32:
 		return sdpa_run<float, float>(g, n, in, out, 0, err);
 	case KJ_F16:
-		return sdpa_run<__half, float>(g, n, in, out, 0, err);
+		return sdpa_16<__half>(g, n, in, out, err);
 	case KJ_BF16:
-		return sdpa_run<__nv_bfloat16, float>(g, n, in, out, 0, err);
+		return sdpa_16<__nv_bfloat16>(g, n, in, out, err);
 	default:
 		return kj_err_set(err, KJ_E_INTERNAL, "sdpa: dtype %s is not floating point",
 				  kj_dtype_name(n->in[0].dtype));
@@ -263,12 +582,17 @@ static int widest_word(const int64_t *v, int nv)
 	return 1;
 }
 
-/* dst[o*dld + j] = src[o*sld + j], o < rows, j < width (in words). */
+/* dst[o*dld + j] = src[o*sld + j], o < rows, j < width (in words).  A block
+ * of bx x by threads with bx the power of two covering a row (at most 256)
+ * takes by rows at once, so that short rows (a narrow of 64 bf16, 8 words)
+ * keep every lane busy: a block per row of 8 words ran the H200 at 12% of
+ * copy bandwidth. */
 template <class W>
 __global__ void copy2d_k(W *__restrict__ dst, int64_t dld, const W *__restrict__ src, int64_t sld,
 			 int64_t rows, int64_t width)
 {
-	for (int64_t o = blockIdx.x; o < rows; o += gridDim.x)
+	for (int64_t o = (int64_t)blockIdx.x * blockDim.y + threadIdx.y; o < rows;
+	     o += (int64_t)gridDim.x * blockDim.y)
 		for (int64_t j = threadIdx.x; j < width; j += blockDim.x)
 			dst[o * dld + j] = src[o * sld + j];
 }
@@ -278,13 +602,76 @@ static int copy2d(kj_gpu *g, void *dst, int64_t dld, const void *src, int64_t sl
 		  int64_t width, struct kj_err *err)
 {
 	int64_t v[5] = {dld, sld, width, (int64_t)(uintptr_t)dst, (int64_t)(uintptr_t)src};
-	int w = widest_word(v, 5);
+	int w = widest_word(v, 5), bx = 1;
 	if (rows == 0 || width == 0)
 		return 0;
-	KJM_WORD_DISPATCH(w, (copy2d_k<W><<<row_blocks(g, rows), 256, 0, g->stream>>>(
+	while (bx < 256 && bx < width / w)
+		bx *= 2;
+	dim3 block((unsigned)bx, (unsigned)(256 / bx));
+	unsigned grid = grid_cap((rows + block.y - 1) / block.y, (int64_t)g->info.sm_count * 16);
+	KJM_WORD_DISPATCH(w, (copy2d_k<W><<<grid, block, 0, g->stream>>>(
 				      (W *)dst, dld / w, (const W *)src, sld / w, rows, width / w)));
 	KJM_CHECK(err, "copy");
 	return 0;
+}
+
+/* cat with short pieces (an interleave: cat of [..., 1] tensors along the
+ * last dim, as an int4 unpack does): the output is written in 16-byte words,
+ * each thread gathering its V elements from the inputs, where copy2d would
+ * move one element per thread with half-empty stores (the byte interleave
+ * of w4a16_gemm took 94 ms for 235 MB on the H200). */
+struct kjm_catg {
+	int nseg;
+	const void *src[KJ_MAX_OPERANDS];
+	int64_t start[KJ_MAX_OPERANDS + 1]; /* piece k: row columns [start[k], start[k+1]) */
+	int64_t rw;                         /* output row length in elements */
+};
+
+template <class E, int V>
+__global__ void cat_gather_k(E *__restrict__ y, int64_t nvec, kjm_catg gm)
+{
+	for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < nvec;
+	     t += (int64_t)gridDim.x * blockDim.x) {
+		int64_t e = t * V, o = e / gm.rw, c = e - o * gm.rw;
+		union {
+			E e[V];
+			uint4 u;
+		} w;
+		int k = 0;
+		while (c >= gm.start[k + 1])
+			k++;
+#pragma unroll
+		for (int i = 0; i < V; i++) {
+			int64_t wk = gm.start[k + 1] - gm.start[k];
+			w.e[i] = ((const E *)gm.src[k])[o * wk + c - gm.start[k]];
+			if (++c == gm.start[k + 1]) {
+				k++;
+				if (c == gm.rw) {
+					c = 0;
+					k = 0;
+					o++;
+				}
+				while (k < gm.nseg - 1 && c >= gm.start[k + 1])
+					k++;
+			}
+		}
+		if (V * sizeof(E) == 16)
+			((uint4 *)y)[t] = w.u;
+		else
+			y[t] = w.e[0];
+	}
+}
+
+template <class E>
+static void cat_gather_launch(kj_gpu *g, void *y, int64_t total, const kjm_catg &gm)
+{
+	const int V = 16 / sizeof(E);
+	if (total % V == 0 && kj_aligned16(y)) {
+		cat_gather_k<E, V><<<kj_blocks(g, total / V, 256), 256, 0, g->stream>>>((E *)y, total / V,
+											 gm);
+	} else {
+		cat_gather_k<E, 1><<<kj_blocks(g, total, 256), 256, 0, g->stream>>>((E *)y, total, gm);
+	}
 }
 
 int kj_cuda_cat(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
@@ -292,19 +679,49 @@ int kj_cuda_cat(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, 
 {
 	int dim = kjm_cat_dim(n);
 	int64_t outer, len, inner, off = 0, total = n->out.shape.d[dim];
-	int64_t es = (int64_t)elem_bytes(n->out.dtype, reference);
+	int64_t es = (int64_t)elem_bytes(n->out.dtype, reference), shortest = INT64_MAX;
+	kjm_catg gm;
 	kjo_split(&n->out.shape, dim, &outer, &len, &inner);
+	memset(&gm, 0, sizeof(gm));
 	for (int k = 0; k < n->nin; k++) {
-		int64_t lk;
-		int rc;
-		if (!n->present[k])
+		if (!n->present[k] || n->in[k].shape.d[dim] == 0)
 			continue;
-		lk = n->in[k].shape.d[dim];
-		rc = copy2d(g, (char *)out + off * inner * es, total * inner * es, in[k], lk * inner * es,
-			    outer, lk * inner * es, err);
+		gm.src[gm.nseg] = in[k];
+		gm.start[gm.nseg++] = off;
+		off += n->in[k].shape.d[dim] * inner;
+		if (n->in[k].shape.d[dim] * inner * es < shortest)
+			shortest = n->in[k].shape.d[dim] * inner * es;
+	}
+	gm.start[gm.nseg] = off;
+	gm.rw = off;
+	if (gm.nseg == 0 || outer == 0)
+		return 0;
+	/* pieces shorter than 64 bytes per row: gather by output words */
+	if (shortest < 64 && gm.nseg > 1) {
+		int64_t nel = outer * gm.rw;
+		switch (es) {
+		case 1:
+			cat_gather_launch<uint8_t>(g, out, nel, gm);
+			break;
+		case 2:
+			cat_gather_launch<uint16_t>(g, out, nel, gm);
+			break;
+		case 4:
+			cat_gather_launch<uint32_t>(g, out, nel, gm);
+			break;
+		default:
+			cat_gather_launch<unsigned long long>(g, out, nel, gm);
+			break;
+		}
+		KJM_CHECK(err, "cat");
+		return 0;
+	}
+	for (int k = 0; k < gm.nseg; k++) {
+		int64_t wk = (gm.start[k + 1] - gm.start[k]) * es;
+		int rc = copy2d(g, (char *)out + gm.start[k] * es, total * inner * es, gm.src[k], wk, outer,
+				wk, err);
 		if (rc)
 			return rc;
-		off += lk;
 	}
 	return 0;
 }
@@ -1264,7 +1681,9 @@ __global__ void red_cols_k(F f, K sink, int64_t outer, int64_t len, int64_t inne
 		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
 		typename F::S s = F::init();
 		/* unrolled so that several loads are in flight per thread (the
-		 * adds stay in order): 60% of copy bandwidth without it */
+		 * adds stay in order), as long as f.add has no branches: F_pnorm's
+		 * runtime choice of p keeps one load in flight (the float norm
+		 * uses pnorm_col_k) */
 #pragma unroll 8
 		for (int64_t j = 0; j < len; j++)
 			s = f.add(s, base + j * inner);
@@ -1337,18 +1756,198 @@ template <class T> struct F_pnorm {
 	__device__ __forceinline__ A fin(S s, int64_t) const { return proot_d<A>(s, k, p); }
 };
 
+/* ---- the middle-dim norm of the float baseline ----
+ *
+ * x [outer, len, inner] with inner > 1, arithmetic in float (f32, f16,
+ * bf16 input; the reference keeps red_cols_k in double).  A thread owns V
+ * consecutive columns of one outer index and reads them with one 16-byte
+ * load per row (V = 16 / sizeof(T)) when inner % V == 0 and x is 16-byte
+ * aligned, else one element per row (V = 1).  A block is bx column groups
+ * (threadIdx.x) by by row phases (threadIdx.y, bx * by = 256): phase ty
+ * takes rows j0 + ty, j0 + ty + by, ... of its chunk [j0, j1), U rows
+ * loaded before they are added, so that several loads are in flight per
+ * thread (64 bytes for 16-byte words).  The phases merge in order in shared
+ * memory.  blockIdx.y walks the outer index, blockIdx.z the chunks of the
+ * run: with one chunk the block writes the norms, else the partial sums
+ * part[c * nout + oi], which pnorm_fin_k adds in chunk order (deterministic,
+ * no atomics).  |x|^p is chosen at compile time (KIND): red_cols_k's
+ * runtime choice put the pow branch between its unrolled loads, so each
+ * thread had one 4-byte load in flight, 60% of copy bandwidth on norm_dim. */
+struct kjm_pcol {
+	int64_t outer, len, inner, chunks, clen;
+};
+
+/* V elements of T; a 16-byte word when V * sizeof(T) == 16. */
+template <class T, int V> struct alignas(sizeof(T) * V) kjm_pword {
+	T e[V];
+};
+
+template <class T, int V, int KIND>
+__global__ void __launch_bounds__(256)
+	pnorm_col_k(const T *__restrict__ x, T *__restrict__ y, typename kjt<T>::acc *__restrict__ part,
+		    kjm_pcol gm, typename kjt<T>::acc p)
+{
+	typedef typename kjt<T>::acc A;
+	typedef kjm_pword<T, V> W;
+	const int U = V == 1 ? 8 : 4;
+	__shared__ A sm[256 * V];
+	int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
+	int64_t col = ((int64_t)blockIdx.x * bx + tx) * V, c = blockIdx.z;
+	int64_t j0 = c * gm.clen, j1 = j0 + gm.clen < gm.len ? j0 + gm.clen : gm.len;
+	int64_t nout = gm.outer * gm.inner, step = (int64_t)by * gm.inner;
+	/* V > 1 only when inner % V == 0: a live group has all V columns */
+	bool live = col < gm.inner;
+
+	for (int64_t o = blockIdx.y; o < gm.outer; o += gridDim.y) {
+		A s[V];
+#pragma unroll
+		for (int k = 0; k < V; k++)
+			s[k] = 0;
+		if (live) {
+			int64_t j = j0 + ty;
+			const T *q = x + (o * gm.len + j) * gm.inner + col;
+			for (; j + (int64_t)(U - 1) * by < j1; j += (int64_t)U * by, q += U * step) {
+				W w[U];
+#pragma unroll
+				for (int u = 0; u < U; u++)
+					w[u] = *(const W *)(q + u * step);
+#pragma unroll
+				for (int u = 0; u < U; u++)
+#pragma unroll
+					for (int k = 0; k < V; k++)
+						s[k] += pterm_d<A>(kjt<T>::ld(w[u].e[k]), KIND, p);
+			}
+			for (; j < j1; j += by, q += step) {
+				W w = *(const W *)q;
+#pragma unroll
+				for (int k = 0; k < V; k++)
+					s[k] += pterm_d<A>(kjt<T>::ld(w.e[k]), KIND, p);
+			}
+		}
+		if (by > 1) {
+			/* sm[(ty * V + k) * bx + tx]: consecutive lanes, consecutive banks */
+#pragma unroll
+			for (int k = 0; k < V; k++)
+				sm[(ty * V + k) * bx + tx] = s[k];
+			__syncthreads();
+			if (ty == 0)
+				for (int t = 1; t < by; t++)
+#pragma unroll
+					for (int k = 0; k < V; k++)
+						s[k] += sm[(t * V + k) * bx + tx];
+			__syncthreads();
+		}
+		if (ty == 0 && live) {
+			int64_t oi = o * gm.inner + col;
+#pragma unroll
+			for (int k = 0; k < V; k++) {
+				if (gm.chunks == 1)
+					y[oi + k] = kjt<T>::st(proot_d<A>(s[k], KIND, p));
+				else
+					part[c * nout + oi + k] = s[k];
+			}
+		}
+	}
+}
+
+/* y[oi] = the root of the sum of its chunks' partials, in chunk order. */
+template <class T, int KIND>
+__global__ void pnorm_fin_k(const typename kjt<T>::acc *__restrict__ part, T *__restrict__ y,
+			    int64_t nout, int64_t chunks, typename kjt<T>::acc p)
+{
+	typedef typename kjt<T>::acc A;
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
+		A s = part[oi];
+		for (int64_t c = 1; c < chunks; c++)
+			s += part[c * nout + oi];
+		y[oi] = kjt<T>::st(proot_d<A>(s, KIND, p));
+	}
+}
+
+/* The launch geometry: bx column groups of 32 or 64 (the narrower when
+ * one warp covers the row), chunks so that the grid has about 64 blocks per
+ * SM (the last, partial wave of blocks then costs a few percent whatever
+ * the number of resident blocks: norm_dim's first shape has 1024 blocks of
+ * (column block, outer), one wave at 8 blocks per SM but 1.3 at 6), each
+ * chunk at least 128 rows, and the partials within the workspace from byte
+ * offset woff. */
+template <class T, int KIND>
+static int pnorm_cols(kj_gpu *g, const T *x, T *y, int64_t outer, int64_t len, int64_t inner,
+		      typename kjt<T>::acc p, size_t woff, const char *what, struct kj_err *err)
+{
+	typedef typename kjt<T>::acc A;
+	const int VW = (int)(16 / sizeof(T));
+	bool vec = kj_aligned16(x) && inner % VW == 0;
+	int64_t ncol = vec ? inner / VW : inner, sms = g->info.sm_count, nout = outer * inner;
+	int bx = ncol <= 32 ? 32 : 64, by = 256 / bx;
+	int64_t gx = (ncol + bx - 1) / bx, gy = outer < 65535 ? outer : 65535, chunks = 1;
+	int64_t want = sms * 64;
+	size_t avail = g->workspace_bytes > woff ? g->workspace_bytes - woff : 0;
+	kjm_pcol gm;
+	A *part = (A *)((char *)g->workspace + woff);
+
+	if (gx * gy < want) {
+		int64_t fit = (int64_t)(avail / sizeof(A)) / nout;
+		chunks = (want + gx * gy - 1) / (gx * gy);
+		if (chunks > len / 128)
+			chunks = len / 128;
+		if (chunks > fit)
+			chunks = fit;
+		if (chunks > 65535)
+			chunks = 65535;
+		if (chunks < 1)
+			chunks = 1;
+	}
+	gm.outer = outer;
+	gm.len = len;
+	gm.inner = inner;
+	gm.clen = (len + chunks - 1) / chunks;
+	if (gm.clen < 1)
+		gm.clen = 1;
+	gm.chunks = (len + gm.clen - 1) / gm.clen;
+	if (gm.chunks < 1)
+		gm.chunks = 1;
+	dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gm.chunks), block((unsigned)bx, (unsigned)by);
+	if (vec)
+		pnorm_col_k<T, 16 / sizeof(T), KIND><<<grid, block, 0, g->stream>>>(x, y, part, gm, p);
+	else
+		pnorm_col_k<T, 1, KIND><<<grid, block, 0, g->stream>>>(x, y, part, gm, p);
+	if (gm.chunks > 1)
+		pnorm_fin_k<T, KIND><<<kj_blocks(g, nout, 256), 256, 0, g->stream>>>(part, y, nout,
+										    gm.chunks, p);
+	KJM_CHECK(err, what);
+	return 0;
+}
+
 /* x [outer, len, inner] reads as F_pnorm over offsets o*len*inner + i +
  * j*inner; red_cols_k forms exactly those offsets, red_rows_k needs inner
- * == 1. */
+ * == 1.  A middle dim of the float baseline goes to pnorm_cols. */
 template <class T>
 static int pnorm_run(kj_gpu *g, const void *x, void *y, int64_t outer, int64_t len, int64_t inner,
 		     double p, size_t woff, const char *what, struct kj_err *err)
 {
+	typedef typename kjt<T>::acc A;
 	F_pnorm<T> f;
 	kjm_sink<T> sink;
+	int k = (int)kjm_pkind_of(p);
+	if constexpr (sizeof(A) == sizeof(float)) {
+		if (inner > 1 && outer * inner > 0 && len > 0) {
+			const T *xt = (const T *)x;
+			T *yt = (T *)y;
+			if (k == KJM_P2)
+				return pnorm_cols<T, KJM_P2>(g, xt, yt, outer, len, inner, (A)p, woff,
+							    what, err);
+			if (k == KJM_P1)
+				return pnorm_cols<T, KJM_P1>(g, xt, yt, outer, len, inner, (A)p, woff,
+							    what, err);
+			return pnorm_cols<T, KJM_PANY>(g, xt, yt, outer, len, inner, (A)p, woff, what,
+						       err);
+		}
+	}
 	f.x = (const T *)x;
-	f.k = (int)kjm_pkind_of(p);
-	f.p = (typename kjt<T>::acc)p;
+	f.k = k;
+	f.p = (A)p;
 	sink.y = (T *)y;
 	return red_run(g, f, sink, outer, len, inner, woff, what, err);
 }

@@ -39,10 +39,15 @@ __device__ __forceinline__ void perm_base(const kj_pgeom &gm, int64_t b, int64_t
 	*oo = o;
 }
 
+/* Rows of the output (every dim but the last) in a 2-D block: bx threads
+ * along a row (a power of two covering it, at most 256), by = 256 / bx rows
+ * at once, so that short rows (the 64-element heads of attention's
+ * permutes) keep every lane busy. */
 template <class E> __global__ void perm_rows_k(const E *__restrict__ x, E *__restrict__ y, kj_pgeom gm)
 {
 	int64_t inner = gm.d[gm.r - 1], sj = gm.ist[gm.r - 1];
-	for (int64_t row = blockIdx.y; row < gm.batch; row += gridDim.y) {
+	for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < gm.batch;
+	     row += (int64_t)gridDim.y * blockDim.y) {
 		int64_t io, oo;
 		perm_base(gm, row, &io, &oo);
 		for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < inner;
@@ -94,20 +99,57 @@ template <class E> __global__ void perm_tile_k(const E *__restrict__ x, E *__res
 	}
 }
 
+template <class E> static void perm_rows_launch(kj_gpu *g, const void *x, void *y, const kj_pgeom &gm)
+{
+	int64_t inner = gm.d[gm.r - 1], bx = 1;
+	while (bx < 256 && bx < inner)
+		bx *= 2;
+	int64_t by = 256 / bx, gy = (gm.batch + by - 1) / by;
+	unsigned gx = kj_blocks(g, inner, (int)bx);
+	if (gm.batch > 1)
+		gx = (unsigned)((inner + bx - 1) / bx);
+	dim3 grid(gx, (unsigned)(gy < 65535 ? gy : 65535)), block((unsigned)bx, (unsigned)by);
+	perm_rows_k<E><<<grid, block, 0, g->stream>>>((const E *)x, (E *)y, gm);
+}
+
 template <class E> static void perm_launch(kj_gpu *g, const void *x, void *y, const kj_pgeom &gm)
 {
 	if (gm.p < 0) {
-		int64_t inner = gm.d[gm.r - 1], gyy = gm.batch < 65535 ? gm.batch : 65535;
-		unsigned gx = kj_blocks(g, inner, 256);
-		if (gm.batch > 1 && gx > (unsigned)((inner + 255) / 256))
-			gx = (unsigned)((inner + 255) / 256);
-		perm_rows_k<E><<<dim3(gx, (unsigned)gyy), 256, 0, g->stream>>>((const E *)x, (E *)y, gm);
+		perm_rows_launch<E>(g, x, y, gm);
 		return;
 	}
 	int64_t tq = (gm.d[gm.r - 1] + KJ_PT - 1) / KJ_PT, tp = (gm.d[gm.p] + KJ_PT - 1) / KJ_PT;
 	dim3 grid((unsigned)(tq < 65535 ? tq : 65535), (unsigned)(tp < 65535 ? tp : 65535),
 		  (unsigned)(gm.batch < 65535 ? gm.batch : 65535));
 	perm_tile_k<E><<<grid, dim3(32, 8), 0, g->stream>>>((const E *)x, (E *)y, gm);
+}
+
+/* Rows contiguous in both layouts move as the widest words (up to 16 bytes)
+ * dividing the row length, every row stride and both addresses: the
+ * geometry is rescaled from elements of es bytes to words of w bytes. */
+static int perm_word(const kj_pgeom &gm, size_t es, const void *x, const void *y, kj_pgeom *gw)
+{
+	int w = 16;
+	if (gm.p >= 0 || gm.ist[gm.r - 1] != 1)
+		return (int)es;
+	for (; w > (int)es; w >>= 1) {
+		bool ok = (gm.d[gm.r - 1] * (int64_t)es) % w == 0 && (uintptr_t)x % w == 0 &&
+			  (uintptr_t)y % w == 0;
+		for (int k = 0; k < gm.r - 1 && ok; k++)
+			ok = (gm.ist[k] * (int64_t)es) % w == 0 && (gm.ost[k] * (int64_t)es) % w == 0;
+		if (ok)
+			break;
+	}
+	*gw = gm;
+	if (w == (int)es)
+		return w;
+	int64_t f = w / (int64_t)es;
+	gw->d[gm.r - 1] = gm.d[gm.r - 1] / f;
+	for (int k = 0; k < gm.r - 1; k++) {
+		gw->ist[k] = gm.ist[k] / f;
+		gw->ost[k] = gm.ost[k] / f;
+	}
+	return w;
 }
 
 /* y = x with dim i of y being dim perm[i] of x. */
@@ -159,18 +201,22 @@ static int permute_run(kj_gpu *g, const kj_bnode *n, const int *perm, const void
 	for (int i = 0; i < r - 1; i++)
 		if (i != gm.p)
 			gm.batch *= gm.d[i];
-	switch (es) {
+	kj_pgeom gw = gm;
+	switch (perm_word(gm, es, x, y, &gw)) {
 	case 1:
-		perm_launch<uint8_t>(g, x, y, gm);
+		perm_launch<uint8_t>(g, x, y, gw);
 		break;
 	case 2:
-		perm_launch<uint16_t>(g, x, y, gm);
+		perm_launch<uint16_t>(g, x, y, gw);
 		break;
 	case 4:
-		perm_launch<uint32_t>(g, x, y, gm);
+		perm_launch<uint32_t>(g, x, y, gw);
 		break;
-	default:
-		perm_launch<unsigned long long>(g, x, y, gm);
+	case 8:
+		perm_launch<unsigned long long>(g, x, y, gw);
+		break;
+	default: /* 16-byte words: rows only (perm_word) */
+		perm_rows_launch<uint4>(g, x, y, gw);
 		break;
 	}
 	KJ_LAUNCH_CHECK(err, n->op->name);
@@ -252,6 +298,38 @@ __global__ void __launch_bounds__(256) cast_float_k(const TI *__restrict__ x, TO
 		y[i] = kjt<TO>::st(kjt<TI>::ld(x[i]));
 }
 
+/* Integer to float (i8 to any float dtype, i32 to f32): exact through float
+ * except the one rounding to TO, so the same value as kj_store's rounding
+ * from double.  16-byte loads of i8, where cast_dyn_k moved one element per
+ * thread through dtype codes (the int4 unpack's cast of 235M i8 took 0.92 ms
+ * on the H200, a quarter of copy bandwidth). */
+template <class TI, class TO, int N>
+__global__ void __launch_bounds__(256) cast_int_k(const TI *__restrict__ x, TO *__restrict__ y,
+						   int64_t n)
+{
+	struct alignas(sizeof(TI) * N) vi { TI e[N]; };
+	struct alignas(sizeof(TO) * N < 16 ? sizeof(TO) * N : 16) vo { TO e[N]; };
+	int64_t nv = n / N, stride = (int64_t)gridDim.x * blockDim.x;
+	int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+	for (int64_t i = tid; i < nv; i += stride) {
+		vi a = ((const vi *)x)[i];
+		vo b;
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			b.e[k] = kjt<TO>::st((float)a.e[k]);
+		((vo *)y)[i] = b;
+	}
+	for (int64_t i = nv * N + tid; i < n; i += stride)
+		y[i] = kjt<TO>::st((float)x[i]);
+}
+
+template <class TO, int N> static void cast_i8(kj_gpu *g, const void *x, void *y, int64_t n)
+{
+	cast_int_k<int8_t, TO, N><<<kj_blocks(g, n / N > 0 ? n / N : n, 256), 256, 0, g->stream>>>(
+		(const int8_t *)x, (TO *)y, n);
+}
+
 /* The baseline's general case: kj_store's rules from the value as double. */
 __global__ void cast_dyn_k(const void *x, int xdt, void *y, int ydt, int64_t n)
 {
@@ -312,6 +390,24 @@ int kj_cuda_cast(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 			done = cast_from<__half>(g, in[0], ot, out, cnt);
 		else if (it == KJ_BF16)
 			done = cast_from<__nv_bfloat16>(g, in[0], ot, out, cnt);
+	}
+	/* i8 in 16-byte vectors (16 outputs per thread) */
+	if (!done && it == KJ_I8 && ((uintptr_t)in[0] & 15u) == 0 && ((uintptr_t)out & 15u) == 0) {
+		done = true;
+		if (ot == KJ_F32)
+			cast_i8<float, 16>(g, in[0], out, cnt);
+		else if (ot == KJ_F16)
+			cast_i8<__half, 16>(g, in[0], out, cnt);
+		else if (ot == KJ_BF16)
+			cast_i8<__nv_bfloat16, 16>(g, in[0], out, cnt);
+		else
+			done = false;
+	}
+	if (!done && it == KJ_I32 && ot == KJ_F32 && ((uintptr_t)in[0] & 15u) == 0 &&
+	    ((uintptr_t)out & 15u) == 0) {
+		cast_int_k<int32_t, float, 4><<<kj_blocks(g, cnt / 4 > 0 ? cnt / 4 : cnt, 256), 256, 0,
+						g->stream>>>((const int32_t *)in[0], (float *)out, cnt);
+		done = true;
 	}
 	if (!done)
 		cast_dyn_k<<<kj_blocks(g, cnt, 256), 256, 0, g->stream>>>(in[0], it, out, ot, cnt);
