@@ -54,6 +54,11 @@ struct kj_worker_opts {
 	size_t flood_limit;      /* output bytes after which the worker is killed, 0 = default 4 MiB */
 	int cuda;                /* worker will use CUDA (no RLIMIT_AS: the driver maps large VAs) */
 	int device;              /* CUDA device ordinal (when cuda) */
+	const char *cuda_uuid;   /* when cuda: the device's "GPU-..." UUID; the worker then
+				  * sees only that GPU (CUDA_VISIBLE_DEVICES=uuid, ordinal 0),
+				  * so a candidate cannot launch work on another GPU while
+				  * that one times someone else.  NULL: every GPU the judge
+				  * sees, ordinal `device` (also in KJUDGE_PROFILE mode) */
 	const char *const *argv; /* NULL: the worker runs with argv {worker_path}; else this
 				  * NULL-terminated list is its argv (worker_path is still
 				  * what is executed: an interpreter and its script) */
@@ -92,6 +97,7 @@ struct kj_worker {
 	size_t arena_size;
 	int arena_fd;
 	size_t cuda_arena_size; /* bytes of the device arena the worker has open, 0 if none */
+	int masked;        /* the worker sees only its GPU (opts.cuda_uuid): device 0 there */
 	int dead;          /* set once the worker is gone; later calls fail fast */
 	int status;        /* waitpid status once dead */
 };

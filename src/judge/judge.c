@@ -1073,6 +1073,8 @@ start_worker:
 	wo.cpu_limit_s = kj_backend_is_gpu(o->backend) ? 3600 : 2 * o->call_timeout_s + 60;
 	wo.cuda = kj_backend_is_gpu(o->backend);
 	wo.device = o->device;
+	if (j.gpu)
+		wo.cuda_uuid = kj_gpu_get_info(j.gpu)->uuid;
 	if ((rc = kj_worker_start(&j.w, &wo, err)))
 		goto out;
 	j.worker_up = 1;

@@ -599,7 +599,8 @@ int kj_worker_profile_mode(void)
  * and the sanitizers need, never the judge's own variables (API keys for
  * model endpoints, database URLs).  HOME and TMPDIR point at the scratch
  * folder. */
-static void plan_env(struct child_plan *c, char *buf, size_t len, const char *scratch)
+static void plan_env(struct child_plan *c, char *buf, size_t len, const char *scratch,
+		     const char *cuda_uuid)
 {
 	static const char *const keep[] = { "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
 					    "CUDA_DEVICE_ORDER", "ASAN_OPTIONS", "UBSAN_OPTIONS",
@@ -609,6 +610,8 @@ static void plan_env(struct child_plan *c, char *buf, size_t len, const char *sc
 	for (int i = 0; keep[i]; i++) {
 		const char *v = getenv(keep[i]);
 		int w;
+		if (cuda_uuid && !strcmp(keep[i], "CUDA_VISIBLE_DEVICES"))
+			v = cuda_uuid;
 		if (!v)
 			continue;
 		w = snprintf(buf + off, len - off, "%s=%s", keep[i], v);
@@ -700,7 +703,11 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 	c.argv[0] = (char *)o->worker_path;
 	c.argv[1] = NULL;
 	c.xargv = (char *const *)o->argv;
-	plan_env(&c, envbuf, sizeof(envbuf), o->scratch_dir);
+	/* one GPU per worker, named by UUID (unambiguous whatever the judge's
+	 * own CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER say) */
+	w->masked = o->cuda && o->cuda_uuid && !strncmp(o->cuda_uuid, "GPU-", 4) &&
+		    !kj_worker_profile_mode();
+	plan_env(&c, envbuf, sizeof(envbuf), o->scratch_dir, w->masked ? o->cuda_uuid : NULL);
 	if (kj_worker_profile_mode())
 		c.penv = environ;
 	c.sock = sv[1];
@@ -771,7 +778,7 @@ int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
 	m.nptr = (uint32_t)nptr;
 	m.ndim = (uint32_t)ndim;
 	m.cuda = w->opts.cuda ? 1 : 0;
-	m.device = w->opts.device;
+	m.device = w->masked ? 0 : w->opts.device;
 	memcpy(m.path, so_path, pl + 1);
 	memcpy(m.symbol, symbol, sl + 1);
 	return exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
@@ -851,7 +858,7 @@ int kj_worker_arena_cuda(struct kj_worker *w, const unsigned char handle[64], si
 	memset(&m, 0, sizeof(m));
 	m.h.type = KJ_WIRE_ARENA_CUDA;
 	m.size = bytes;
-	m.device = w->opts.device;
+	m.device = w->masked ? 0 : w->opts.device;
 	if (bytes)
 		memcpy(m.handle, handle, KJ_WIRE_IPC_HANDLE);
 	rc = exchange(w, &m, sizeof(m), -1, ARENA_TIMEOUT_S, &reply, &res, err);
