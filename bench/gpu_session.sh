@@ -12,7 +12,8 @@
 #   trace   the trace suite's honest CUDA solutions judged, report --weights (S_agg)
 #   serve   bench/serve_throughput.sh on both GPUs
 #   recheck what changed since a full run (KJ_GPU_ONLY, KJ_CASES_ONLY, KJ_BVT_ONLY
-#           select it): GPU tests and t50 on GPU 1, baseline_vs_torch then trace on GPU 0
+#           select it): GPU tests and t50 on GPU 1, baseline_vs_torch then trace on GPU 0;
+#           KJ_NODES (task ids) first times those baselines op by op (kjudge baseline --nodes)
 # Logs go to $OUT (at most 8 files come back); a summary is printed last.
 set -u
 cd "$(dirname "$0")/.."
@@ -47,13 +48,13 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 	# a file of shell assignments may set them too: gpu_session.sh recheck FILE
 	if [ -n "${2:-}" ]; then
 		. "$2"
-		export KJ_GPU_ONLY KJ_CASES_ONLY KJ_BVT_ONLY KJ_RECHECK_TIMEOUT KJ_MULTI_TIMEOUT KJ_MULTI_N KJ_MULTI_BUDGET KJ_RECHECK_PY KJ_RECHECK_TRACE KJ_SERVE_TIMEOUT KJ_GPU_OPCASES
+		export KJ_NODES KJ_GPU_ONLY KJ_CASES_ONLY KJ_BVT_ONLY KJ_RECHECK_TIMEOUT KJ_MULTI_TIMEOUT KJ_MULTI_N KJ_MULTI_BUDGET KJ_RECHECK_PY KJ_RECHECK_TRACE KJ_SERVE_TIMEOUT KJ_GPU_OPCASES
 	fi
 	# what changed since a full run: KJ_GPU_ONLY (task files for test_gpu_ops),
 	# KJ_CASES_ONLY (case files for t10), KJ_BVT_ONLY (tasks for baseline_vs_torch);
 	# KJ_RECHECK_PY=0 / KJ_RECHECK_TRACE=0 leave out t50 / the trace suite,
 	# KJ_RECHECK_TIMEOUT bounds the tests and the comparison (seconds)
-	(export CUDA_VISIBLE_DEVICES=1
+	(export CUDA_VISIBLE_DEVICES=1 KJ_CASES_LOG=$O/cases.txt
 	 timeout "${KJ_RECHECK_TIMEOUT:-250}" prove -f -v --exec '' "$KJ_BUILD"/tests/gpu/test_gpu_ops tests/gpu/t10_cuda_cases.sh \
 		>"$O/test-gpu.txt" 2>&1; echo "prove rc=$?" >>"$O/test-gpu.txt"
 	 if [ "${KJ_RECHECK_PY:-1}" = 1 ]; then
@@ -62,7 +63,12 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 	 else
 		echo "t50_python not run (KJ_RECHECK_PY=0)" >"$O/test-py.txt"
 	 fi) &
-	(CUDA_VISIBLE_DEVICES=0 timeout $(( ${KJ_RECHECK_TIMEOUT:-250} + 80 )) python3 bench/baseline_vs_torch.py --kjudge "$KJ" --total "${KJ_RECHECK_TIMEOUT:-250}" \
+	(if [ -n "${KJ_NODES:-}" ]; then # per-op times of these tasks' baselines first
+		for t in ${KJ_NODES//,/ }; do
+			CUDA_VISIBLE_DEVICES=0 timeout 60 "$KJ" baseline "$t" --nodes --budget 0.3 2>&1
+		done >"$O/nodes.txt"
+	 fi
+	 CUDA_VISIBLE_DEVICES=0 timeout $(( ${KJ_RECHECK_TIMEOUT:-250} + 80 )) python3 bench/baseline_vs_torch.py --kjudge "$KJ" --total "${KJ_RECHECK_TIMEOUT:-250}" \
 		--only "${KJ_BVT_ONLY:-level}" >"$O/bvt.log" 2>&1
 	 if [ "${KJ_RECHECK_TRACE:-1}" = 1 ]; then
 		CUDA_VISIBLE_DEVICES=0 GPUS=0 bash "$0" trace >"$O/trace.txt" 2>&1
@@ -73,14 +79,18 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 	echo "== recheck ($(el))"
 	grep -E "^not ok" -A4 "$O/test-gpu.txt" "$O/test-py.txt" | head -60
 	grep -E "^(tests|/).*(ok|Failed|skipped)|^Files=|^Result|rc=" "$O/test-gpu.txt" "$O/test-py.txt"
-	grep -E "^ok .*cuda/" "$O/test-gpu.txt" | cut -c1-160
+	sort -k4 -g -r "$O/cases.txt" 2>/dev/null | grep " pass " | cut -c1-160
 	echo "== baseline vs torch"
 	sed -n '/^shapes compared/,$p' "$O/bvt.log" | cut -c1-1500
 	echo "== trace"; grep -v "^== calibrate" "$O/trace.txt" | head -20
+	if [ -s "$O/nodes.txt" ]; then # the slowest ops of each profiled shape
+		echo "== baseline nodes"
+		awk '/^task/{t=$2} /^device/{next} /^ +line/{if ($(NF) + 0 >= 8) print t": "$0; next} /^[A-Z]/{print t": "$0}' "$O/nodes.txt" | cut -c1-150 | head -120
+	fi
 fi
 if want multi; then
 	ncase=$(ls examples/solutions/cuda/*.cu examples/broken/cuda/*.cu | wc -l)
-	timeout "${KJ_MULTI_TIMEOUT:-560}" bash bench/multi_gpu.sh --n "${KJ_MULTI_N:-$ncase}" \
+	timeout "${KJ_MULTI_TIMEOUT:-560}" bash bench/multi_gpu.sh --n "${KJ_MULTI_N:-$ncase}" ${KJ_MULTI_SPEC_TOO:+--spec-order-too} \
 		-- --perf-budget "${KJ_MULTI_BUDGET:-0.2}" >"$O/multi.txt" 2>&1
 	echo "== multi ($(el))"
 	tail -n 30 "$O/multi.txt"

@@ -349,6 +349,8 @@ struct job {
 	int state;
 	int pre_ok, pre_cached;
 	double pre_s;
+	int spec_pos;      /* position in the SPEC (ties keep it) */
+	double cost;       /* estimated judging seconds (job_cost), for the order */
 };
 
 struct device {
@@ -382,6 +384,47 @@ struct runner {
 	int quiet;
 	double t0; /* the run's start, kj_cli_now_s() */
 };
+
+/* Estimated seconds to judge a candidate of job i's task: per shape the
+ * backend runs (check shapes, then its bench shapes), a time t from the
+ * shape's FLOPs and compulsory bytes at rough rates (the GPU's fp64
+ * reference, or a CPU core), run once
+ * per seed and, on bench shapes, timed for at least 10 samples or the
+ * perf budget.  Only the order matters, so the rates are round figures.
+ * Jobs of one task share the estimate of the first. */
+static double job_cost(const struct runner *r, const struct job *jobs, int i)
+{
+	const kj_task *t = jobs[i].t;
+	int bench = r->base.backend == KJ_BACKEND_CPU ? 2 : 1;
+	double cost = 0.0;
+	for (int k = 0; k < i; k++)
+		if (jobs[k].t == t)
+			return jobs[k].cost;
+	for (int b = 0; b < t->nbind; b++) {
+		kj_plan p;
+		struct kj_err e;
+		double ts;
+		if (t->binds[b].bench != 0 && t->binds[b].bench != bench)
+			continue;
+		kj_err_init(&e);
+		if (kj_plan_build(t, b, &p, &e))
+			continue;
+		ts = bench == 2 ? p.flops / 2e10 + p.min_bytes / 1e10 : p.flops / 1e13 + p.min_bytes / 1e12;
+		kj_plan_release(&p);
+		cost += 2e-3 + (r->base.seeds + 1) * ts;
+		if (t->binds[b].bench && !r->base.no_perf)
+			cost += 10 * ts > r->base.perf_budget_s ? 10 * ts : r->base.perf_budget_s;
+	}
+	return cost;
+}
+
+static int job_by_cost(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	return x->spec_pos < y->spec_pos ? -1 : x->spec_pos > y->spec_pos;
+}
 
 static int should_stop(struct runner *r)
 {
@@ -688,6 +731,9 @@ static void usage(void)
 	     "                   .cu files, else cpu; triton and kernelbench judge .py files)\n"
 	     "  --gpus LIST      CUDA devices, one evaluation thread each (default 0)\n"
 	     "  --jobs N         compile threads (default: the number of CPUs)\n"
+	     "  --order O        cost (default): candidates of the tasks that take longest to\n"
+	     "                   judge first (estimated from their shapes' FLOPs and bytes),\n"
+	     "                   so that the GPUs finish together; spec: the SPEC's order\n"
 	     "  --seeds N        " KJ_CLI_HELP_SEEDS "\n"
 	     "  --no-perf        " KJ_CLI_HELP_NO_PERF "\n"
 	     "  --timeout S      " KJ_CLI_HELP_TIMEOUT "\n"
@@ -765,7 +811,7 @@ int cmd_run(int argc, char **argv)
 		{ "db", 1, 0, 'd' },      { "name", 1, 0, 'n' },        { "backend", 1, 0, 'b' },
 		{ "gpus", 1, 0, 'g' },    { "jobs", 1, 0, 'J' },        KJ_CLI_JUDGE_LONGOPTS,
 		{ "json", 0, 0, 'j' },    { "quiet", 0, 0, 'q' },       { "help", 0, 0, 'h' },
-		{ "enqueue-only", 0, 0, 'E' }, { 0, 0, 0, 0 }
+		{ "enqueue-only", 0, 0, 'E' }, { "order", 1, 0, 'O' }, { 0, 0, 0, 0 }
 	};
 	struct runner r;
 	struct task_cache tasks = { 0 };
@@ -779,7 +825,7 @@ int cmd_run(int argc, char **argv)
 	const char *db_arg = NULL, *name_arg = NULL, *spec;
 	int c, json = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, total, rc = 0;
 	int is_dir_spec, tty, exit_code = KJ_EXIT_OK, last_shown = -1, every;
-	int reused_pre = 0, linked = 0, enqueue_only = 0;
+	int reused_pre = 0, linked = 0, enqueue_only = 0, order_cost = 1;
 	pthread_t *cth = NULL, eth[MAX_DEVS];
 	struct eval_arg eargs[MAX_DEVS];
 	double t0 = kj_cli_now_s(), tprint = 0;
@@ -821,6 +867,11 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'E':
 			enqueue_only = 1;
+			break;
+		case 'O':
+			if (strcmp(optarg, "cost") && strcmp(optarg, "spec"))
+				return kj_cli_usage_error("run", "--order wants cost or spec, got '%s'", optarg);
+			order_cost = !strcmp(optarg, "cost");
 			break;
 		case 'h':
 			usage();
@@ -950,11 +1001,21 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; i < r.njobs; i++) {
 		struct job *j = &r.jobs[i];
 		char *tab = strchr(j->label, '\t');
-		int64_t from = 0;
 		*tab = 0;
 		if ((rc = task_get(&tasks, r.db, j->label, &j->t, &err)))
 			goto judge_err;
 		memmove(j->label, tab + 1, strlen(tab + 1) + 1);
+		j->spec_pos = i;
+		j->cost = order_cost ? job_cost(&r, r.jobs, i) : 0;
+	}
+	/* longest first: the devices' last jobs are then short ones, so that one
+	 * GPU does not judge a long candidate alone at the end (two GPUs idled
+	 * 10 s of 61 s that way in spec order) */
+	if (order_cost)
+		qsort(r.jobs, (size_t)r.njobs, sizeof(*r.jobs), job_by_cost);
+	for (int i = 0; i < r.njobs; i++) {
+		struct job *j = &r.jobs[i];
+		int64_t from = 0;
 		for (int d = 0; d < r.ndevs && !from; d++)
 			if ((rc = kj_store_find_verdict_by_sha(r.db, j->sha, j->t->id,
 							       kj_backend_name(r.base.backend), r.devs[d].id,

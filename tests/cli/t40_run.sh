@@ -187,4 +187,22 @@ expect_success "SIGINT stops after the candidate in hand, exit 1, no judgement c
 	test "$(q "$TMP/int.sqlite" "SELECT count(*) FROM judgements WHERE finished IS NULL")" = 0 &&
 	test "$(json_get "$TMP/int.json" pending)" -gt 0'
 
+# dispatch order: by default the candidates of the costliest task (by its
+# shapes' FLOPs and bytes) are judged first, --order spec keeps the SPEC's
+# (a 16x16 transposed conv, then a ReLU over 1M elements, 8 MB)
+small=level2/convtranspose2d_add_min_gelu_multiply
+printf '{"task": "%s", "model": "m", "sample": 1, "path": "%s"}\n{"task": "level1/relu", "model": "m", "sample": 2, "path": "%s"}\n' \
+	$small "$KJ_ROOT/examples/solutions/cpu/${small#*/}.c" "$KJ_ROOT/examples/solutions/cpu/relu.c" >"$TMP/order.jsonl"
+expect_success "--order cost (the default) judges the costlier task first" '
+	"$KJ" run "$TMP/order.jsonl" --db "$TMP/o1.sqlite" --no-perf --quiet --jobs 1 &&
+	q "$TMP/o1.sqlite" "SELECT c.task FROM judgements j JOIN candidates c ON c.id = j.candidate_id ORDER BY j.id" >"$TMP/o1" &&
+	cat "$TMP/o1" && test "$(head -n 1 "$TMP/o1")" = level1/relu'
+expect_success "--order spec judges in the SPEC order" '
+	"$KJ" run "$TMP/order.jsonl" --db "$TMP/o2.sqlite" --no-perf --quiet --jobs 1 --order spec &&
+	q "$TMP/o2.sqlite" "SELECT c.task FROM judgements j JOIN candidates c ON c.id = j.candidate_id ORDER BY j.id" >"$TMP/o2" &&
+	cat "$TMP/o2" && test "$(head -n 1 "$TMP/o2")" = "'"$small"'"'
+expect_success "--order with another value is a usage error" '
+	"$KJ" run "$TMP/order.jsonl" --db "$TMP/o3.sqlite" --order fastest 2>"$TMP/o3.err"
+	test $? -eq 2 && grep -q "cost or spec" "$TMP/o3.err"'
+
 done_testing

@@ -2,6 +2,8 @@
 # The CUDA track on a real GPU: judges every CUDA case file
 # (examples/solutions/cuda, examples/broken/cuda, examples/redteam/*.cu) and
 # asserts the verdict and flag its kjudge-case header declares.
+# KJ_CASES_ONLY=a,b picks case files by path; KJ_CASES_LOG=FILE appends one
+# line per case with its verdict and speedup over the baseline.
 . "$(dirname "$0")/../cli/lib.sh"
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "1..0 # SKIP no CUDA device"
@@ -29,6 +31,10 @@ for f in "$KJ_ROOT"/examples/solutions/cuda/*.cu "$KJ_ROOT"/examples/broken/cuda
 		"$KJ" eval --json --quiet --timeout 10 --perf-budget 0.5 "'"$task"'" "'"$f"'" >"$TMP/v.json"; rc=$?
 		st=$(json_get "$TMP/v.json" status)
 		echo "status $st rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup): $(json_get "$TMP/v.json" reason)"
+		# KJ_CASES_LOG=FILE: one line per case (verdict, speedup) for the session summary
+		if [ -n "${KJ_CASES_LOG:-}" ]; then
+			echo "'"$rel"' $st speedup $(json_get "$TMP/v.json" speedup)" >>"$KJ_CASES_LOG"
+		fi
 		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
 		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; }'
 done
