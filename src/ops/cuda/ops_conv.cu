@@ -15,8 +15,11 @@
  * op runs as a 2-D one with a unit height, as PyTorch does.  Descriptors,
  * algorithm and workspace size are made once per geometry and cached in the
  * context (struct kj_dnn), so a timed call does no host-side set-up beyond
- * a lookup.  Pooling goes to cudnnPoolingForward where cuDNN's pooling
- * means the same as PyTorch's (no dilation, floor mode) and the input fits
+ * a lookup.  A 16-bit forward conv may instead run in channels-last
+ * layout (x and w transposed into NHWC / KRSC copies, y transposed back)
+ * where that measured faster on its first call (try_nhwc).  Pooling goes
+ * to cudnnPoolingForward where cuDNN's pooling means the same as
+ * PyTorch's (no dilation, floor mode) and the input fits
  * its 32-bit strides; dilated or ceil-mode pooling and the adaptive pools
  * use the kernels below (as PyTorch's native pooling kernels).
  *
@@ -75,6 +78,17 @@ struct dnn_plan {
 	int algo;
 	size_t ws;
 	int measured; /* 16-bit convs: algo chosen by timing (measure_algo) */
+	/* 16-bit forward convs: 1 when the call runs through channels-last
+	 * copies (conv_nhwc), measured faster than the NCHW algo: descriptors
+	 * of x, y and w in NHWC / KRSC, their conv descriptor (its own math
+	 * type), algorithm and workspace, and the layout of d->tr (x at 0, w
+	 * at wo, y at yo, trb bytes in all). */
+	int nhwc;
+	cudnnTensorDescriptor_t xh, yh;
+	cudnnFilterDescriptor_t wh;
+	cudnnConvolutionDescriptor_t convh;
+	int algoh;
+	size_t wsh, wo, yo, trb;
 	uint64_t last;
 };
 
@@ -83,12 +97,32 @@ struct kj_dnn {
 	void *ws;
 	size_t ws_bytes;
 	double *col;
+	void *tr; /* the NHWC copies of x, w and y (conv_nhwc); grown on demand */
+	size_t tr_bytes;
 	struct dnn_plan plans[KJ_DNN_PLANS];
 	uint64_t tick;
 };
 
+/* Drops p's NHWC descriptors (p then runs in NCHW). */
+static void plan_drop_nhwc(struct dnn_plan *p)
+{
+	if (p->xh)
+		cudnnDestroyTensorDescriptor(p->xh);
+	if (p->yh)
+		cudnnDestroyTensorDescriptor(p->yh);
+	if (p->wh)
+		cudnnDestroyFilterDescriptor(p->wh);
+	if (p->convh)
+		cudnnDestroyConvolutionDescriptor(p->convh);
+	p->xh = p->yh = NULL;
+	p->wh = NULL;
+	p->convh = NULL;
+	p->nhwc = 0;
+}
+
 static void plan_release(struct dnn_plan *p)
 {
+	plan_drop_nhwc(p);
 	if (p->x)
 		cudnnDestroyTensorDescriptor(p->x);
 	if (p->y)
@@ -117,6 +151,8 @@ void kj_cuda_dnn_release(kj_gpu *g)
 		cudaFree(d->ws);
 	if (d->col)
 		cudaFree(d->col);
+	if (d->tr)
+		cudaFree(d->tr);
 	free(d);
 	g->dnn = NULL;
 }
@@ -159,6 +195,39 @@ static int dnn_col(struct kj_dnn *d, struct kj_err *err)
 	return 0;
 }
 
+/* d->tr of at least `bytes`: *ok = 1, or 0 when cudaMalloc refused (the
+ * caller runs in NCHW then; the error is cleared). */
+static int tr_grow(kj_gpu *g, struct kj_dnn *d, size_t bytes, int *ok, struct kj_err *err)
+{
+	*ok = 1;
+	if (bytes <= d->tr_bytes)
+		return 0;
+	if (d->tr) {
+		KJ_CUDA_CHECK(err, cudaStreamSynchronize(g->stream));
+		cudaFree(d->tr);
+		d->tr = NULL;
+		d->tr_bytes = 0;
+	}
+	if (cudaMalloc(&d->tr, bytes) != cudaSuccess) {
+		(void)cudaGetLastError();
+		d->tr = NULL;
+		*ok = 0;
+		return 0;
+	}
+	d->tr_bytes = bytes;
+	return 0;
+}
+
+static void tr_free(kj_gpu *g, struct kj_dnn *d)
+{
+	if (!d->tr)
+		return;
+	(void)cudaStreamSynchronize(g->stream);
+	cudaFree(d->tr);
+	d->tr = NULL;
+	d->tr_bytes = 0;
+}
+
 static cudnnDataType_t dnn_type(kj_dtype t)
 {
 	return t == KJ_F16 ? CUDNN_DATA_HALF : t == KJ_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
@@ -191,25 +260,70 @@ static int dnn_tensor(cudnnTensorDescriptor_t *t, kj_dtype dt, int nd, int64_t N
 	return 0;
 }
 
+/* cuDNN's view of a tensor [N, C, spatial...] stored channels-last
+ * ([N, spatial..., C]); 1-D as 2-D with H = 1.  Every dim is at least 1. */
+static int dnn_tensor_nhwc(cudnnTensorDescriptor_t *t, kj_dtype dt, int nd, int64_t N, int64_t C,
+			   const int64_t sp[3], struct kj_err *err)
+{
+	int ndc = nd < 2 ? 2 : nd, dims[5], strides[5];
+	int64_t st = C, tot = N * C * sp[0] * sp[1] * sp[2];
+	if (tot > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "cuDNN: channels-last tensor of %lld elements exceeds its 32-bit strides",
+				  (long long)tot);
+	for (int i = ndc - 1; i >= 0; i--) {
+		dims[2 + i] = (int)sp[3 - ndc + i];
+		strides[2 + i] = (int)st;
+		st *= sp[3 - ndc + i];
+	}
+	dims[0] = (int)N;
+	dims[1] = (int)C;
+	strides[0] = (int)st;
+	strides[1] = 1;
+	KJ_CUDNN_CHECK(err, cudnnCreateTensorDescriptor(t));
+	KJ_CUDNN_CHECK(err, cudnnSetTensorNdDescriptor(*t, dnn_type(dt), ndc + 2, dims, strides));
+	return 0;
+}
+
+/* A conv descriptor for geometry ge (padding, stride, dilation, groups)
+ * with math type math. */
+static int conv_desc(const kjc_geom *ge, cudnnConvolutionDescriptor_t *c, cudnnMathType_t math,
+		     struct kj_err *err)
+{
+	int ndc = ge->nd < 2 ? 2 : ge->nd, pad[3], str[3], dil[3];
+	for (int i = 0; i < ndc; i++) {
+		int j = 3 - ndc + i;
+		pad[i] = (int)ge->p[j];
+		str[i] = (int)ge->s[j];
+		dil[i] = (int)ge->d[j];
+	}
+	KJ_CUDNN_CHECK(err, cudnnCreateConvolutionDescriptor(c));
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionNdDescriptor(*c, ndc, pad, str, dil,
+							    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionGroupCount(*c, (int)ge->groups));
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(*c, math));
+	return 0;
+}
+
 /* Takes the first of the cnt heuristic results (forward or backward-data)
  * that succeeded, fits KJ_DNN_WS_CAP and, for f32, uses no tensor ops: sets
- * p->algo and, for f16/bf16, the math type it asks for.  Returns 0, or an
- * error "cuDNN offers no <kind> algorithm for <what>". */
+ * *algo and, for f16/bf16, the math type of conv it asks for.  Returns 0,
+ * or an error "cuDNN offers no <kind> algorithm for <what>". */
 template <class Perf>
-static int take_algo(struct dnn_plan *p, const Perf *perf, int cnt, const char *kind,
-		     const char *what, struct kj_err *err)
+static int take_algo(kj_dtype dt, cudnnConvolutionDescriptor_t conv, int *algo, const Perf *perf,
+		     int cnt, const char *kind, const char *what, struct kj_err *err)
 {
 	int found = -1;
 	for (int i = 0; i < cnt && found < 0; i++)
 		if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= KJ_DNN_WS_CAP &&
-		    (p->dt != KJ_F32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
-					 perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
+		    (dt != KJ_F32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
+				      perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
 			found = i;
 	if (found < 0)
 		return kj_err_set(err, KJ_E_CUDA, "cuDNN offers no %s algorithm for %s", kind, what);
-	p->algo = (int)perf[found].algo;
-	if (p->dt != KJ_F32)
-		KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, perf[found].mathType));
+	*algo = (int)perf[found].algo;
+	if (dt != KJ_F32)
+		KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(conv, perf[found].mathType));
 	return 0;
 }
 
@@ -217,7 +331,7 @@ static int plan_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, struct kj_
 {
 	const kjc_geom *ge = &p->g;
 	int ndc = ge->nd < 2 ? 2 : ge->nd, convt = ge->kind == KJC_CONVT;
-	int wd[5], pad[3], str[3], dil[3], cnt = 0, rc;
+	int wd[5], cnt = 0, rc;
 	int64_t wdim0 = convt ? ge->cin : ge->cout, wdim1 = convt ? ge->cout / ge->groups
 								 : ge->cin / ge->groups;
 	cudnnMathType_t math = p->dt == KJ_F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
@@ -241,27 +355,19 @@ static int plan_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, struct kj_
 	}
 	wd[0] = (int)wdim0;
 	wd[1] = (int)wdim1;
-	for (int i = 0; i < ndc; i++) {
-		int j = 3 - ndc + i;
-		wd[2 + i] = (int)ge->k[j];
-		pad[i] = (int)ge->p[j];
-		str[i] = (int)ge->s[j];
-		dil[i] = (int)ge->d[j];
-	}
+	for (int i = 0; i < ndc; i++)
+		wd[2 + i] = (int)ge->k[3 - ndc + i];
 	KJ_CUDNN_CHECK(err, cudnnCreateFilterDescriptor(&p->w));
 	KJ_CUDNN_CHECK(err, cudnnSetFilterNdDescriptor(p->w, dnn_type(p->dt), CUDNN_TENSOR_NCHW,
 						       ndc + 2, wd));
-	KJ_CUDNN_CHECK(err, cudnnCreateConvolutionDescriptor(&p->conv));
-	KJ_CUDNN_CHECK(err, cudnnSetConvolutionNdDescriptor(p->conv, ndc, pad, str, dil,
-							    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-	KJ_CUDNN_CHECK(err, cudnnSetConvolutionGroupCount(p->conv, (int)ge->groups));
-	KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, math));
+	if ((rc = conv_desc(ge, &p->conv, math, err)))
+		return rc;
 	if (!convt) {
 		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardAlgorithm_v7(
 					    d->h, p->x, p->w, p->conv, p->y,
 					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf));
-		if ((rc = take_algo(p, perf, cnt, "forward", "this convolution", err)))
+		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err)))
 			return rc;
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
 					    d->h, p->x, p->w, p->conv, p->y,
@@ -273,7 +379,8 @@ static int plan_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, struct kj_
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataAlgorithm_v7(
 					    d->h, p->w, p->x, p->conv, p->y,
 					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf));
-		if ((rc = take_algo(p, perf, cnt, "backward-data", "this transposed convolution", err)))
+		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data",
+				    "this transposed convolution", err)))
 			return rc;
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
 					    d->h, p->w, p->x, p->conv, p->y,
@@ -826,6 +933,237 @@ static int pools(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 	return 0;
 }
 
+/* ---- channels-last route of 16-bit forward convs ---- */
+
+/* cuDNN's fast tensor-core kernels for f16/bf16 take channels-last data:
+ * in NCHW it offered only legacy algorithms for conv2d_f16 (x [128, 64,
+ * 256, 256], 3x3), 14.8 ms against PyTorch's 4.8 ms on the H200.  So the
+ * first call of a 16-bit forward conv also times the sequence x NCHW ->
+ * NHWC, w KCRS -> KRSC, cudnnConvolutionForward in NHWC (its algorithm
+ * found by cudnnFindConvolutionForwardAlgorithmEx on the copies), y NHWC ->
+ * NCHW, and the plan keeps it when it beats the NCHW algorithm (both timed
+ * with events on the stream, transposes included).  KJ_CONV_LAYOUT=nchw
+ * or nhwc in the environment skips the timing and takes that layout
+ * (nhwc where cuDNN accepts it), for tests. */
+
+#define KJ_TR_TILE 64
+
+/* out[b, c, r] = in[b, r, c] over [B, R, C] of 16-bit elements: a 64x64
+ * tile per block through shared memory, both sides read and written along
+ * their contiguous dim; a full tile's 16 loads per thread are issued before
+ * the first store (as the transpose of ops_shape.cu); the row pitch of 66
+ * halves (33 words) keeps the column reads free of bank conflicts.  Blocks
+ * stride over the tiles. */
+__global__ void __launch_bounds__(256) transpose16_k(const uint16_t *__restrict__ in,
+						       uint16_t *__restrict__ out, int64_t R,
+						       int64_t C, int64_t tr, int64_t tc, int64_t ntile)
+{
+	__shared__ uint16_t tile[KJ_TR_TILE][KJ_TR_TILE + 2];
+	int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+	for (int64_t t = blockIdx.x; t < ntile; t += gridDim.x) {
+		int64_t b = t / (tr * tc), rem = t % (tr * tc);
+		int64_t r0 = rem / tc * KJ_TR_TILE, c0 = rem % tc * KJ_TR_TILE;
+		const uint16_t *src = in + b * R * C + r0 * C + c0;
+		uint16_t *dst = out + b * R * C + c0 * R + r0;
+		if (r0 + KJ_TR_TILE <= R && c0 + KJ_TR_TILE <= C) {
+			uint16_t v[16];
+#pragma unroll
+			for (int k = 0; k < 16; k++)
+				v[k] = src[(int64_t)(ty + 8 * (k >> 1)) * C + tx + 32 * (k & 1)];
+#pragma unroll
+			for (int k = 0; k < 16; k++)
+				tile[ty + 8 * (k >> 1)][tx + 32 * (k & 1)] = v[k];
+		} else {
+			for (int i = ty; i < KJ_TR_TILE && r0 + i < R; i += 8)
+				for (int j = tx; j < KJ_TR_TILE && c0 + j < C; j += 32)
+					tile[i][j] = src[(int64_t)i * C + j];
+		}
+		__syncthreads();
+		for (int i = ty; i < KJ_TR_TILE && c0 + i < C; i += 8)
+			for (int j = tx; j < KJ_TR_TILE && r0 + j < R; j += 32)
+				dst[(int64_t)i * R + j] = tile[j][i];
+		__syncthreads();
+	}
+}
+
+/* [B, R, C] -> [B, C, R] of 16-bit elements (a copy when R or C is 1). */
+static int transpose16(kj_gpu *g, const void *in, void *out, int64_t B, int64_t R, int64_t C,
+		       struct kj_err *err)
+{
+	if (R == 1 || C == 1) {
+		KJ_CUDA_CHECK(err, cudaMemcpyAsync(out, in, (size_t)(B * R * C) * sizeof(uint16_t),
+						   cudaMemcpyDeviceToDevice, g->stream));
+		return 0;
+	}
+	int64_t tr = (R + KJ_TR_TILE - 1) / KJ_TR_TILE, tc = (C + KJ_TR_TILE - 1) / KJ_TR_TILE;
+	int64_t ntile = B * tr * tc, cap = (int64_t)g->info.sm_count * 8;
+	if (cap < 1)
+		cap = 1;
+	transpose16_k<<<(unsigned)(ntile < cap ? ntile : cap), 256, 0, g->stream>>>(
+		(const uint16_t *)in, (uint16_t *)out, R, C, tr, tc, ntile);
+	KJ_LAUNCH_CHECK(err, "conv layout transpose");
+	return 0;
+}
+
+/* 0: time both layouts; 1: NCHW; 2: NHWC where cuDNN takes it. */
+static int layout_forced(void)
+{
+	const char *v = getenv("KJ_CONV_LAYOUT");
+	if (v && !strcmp(v, "nchw"))
+		return 1;
+	if (v && !strcmp(v, "nhwc"))
+		return 2;
+	return 0;
+}
+
+/* p's NHWC descriptors and the layout of d->tr. */
+static int plan_nhwc(struct dnn_plan *p, struct kj_err *err)
+{
+	const kjc_geom *ge = &p->g;
+	int ndc = ge->nd < 2 ? 2 : ge->nd, wd[5], rc;
+	int64_t cig = ge->cin / ge->groups;
+	size_t nx = (size_t)(ge->N * ge->cin * kjc_vol(ge->in)),
+	       nw = (size_t)(ge->cout * cig * kjc_vol(ge->k)),
+	       ny = (size_t)(ge->N * ge->cout * kjc_vol(ge->out)), al = 255;
+
+	if ((rc = dnn_tensor_nhwc(&p->xh, p->dt, ge->nd, ge->N, ge->cin, ge->in, err)) ||
+	    (rc = dnn_tensor_nhwc(&p->yh, p->dt, ge->nd, ge->N, ge->cout, ge->out, err)))
+		return rc;
+	if (ge->cout > INT_MAX || cig > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "cuDNN: filter dims exceed 32 bits");
+	wd[0] = (int)ge->cout;
+	wd[1] = (int)cig;
+	for (int i = 0; i < ndc; i++)
+		wd[2 + i] = (int)ge->k[3 - ndc + i];
+	KJ_CUDNN_CHECK(err, cudnnCreateFilterDescriptor(&p->wh));
+	KJ_CUDNN_CHECK(err, cudnnSetFilterNdDescriptor(p->wh, dnn_type(p->dt), CUDNN_TENSOR_NHWC,
+						       ndc + 2, wd));
+	if ((rc = conv_desc(ge, &p->convh, CUDNN_TENSOR_OP_MATH, err)))
+		return rc;
+	p->wo = (nx * sizeof(uint16_t) + al) & ~al;
+	p->yo = p->wo + ((nw * sizeof(uint16_t) + al) & ~al);
+	p->trb = p->yo + ny * sizeof(uint16_t);
+	return 0;
+}
+
+/* y = conv(x, w) through the NHWC copies in d->tr (of p->trb bytes or
+ * more): x and w transposed in, the conv, y transposed out. */
+static int conv_nhwc(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void *x, const void *w,
+		     void *y, struct kj_err *err)
+{
+	const kjc_geom *ge = &p->g;
+	char *xh = (char *)d->tr, *wh = xh + p->wo, *yh = xh + p->yo;
+	const float one = 1.0f, zero = 0.0f;
+	int rc;
+
+	if ((rc = transpose16(g, x, xh, ge->N, ge->cin, kjc_vol(ge->in), err)) ||
+	    (rc = transpose16(g, w, wh, ge->cout, ge->cin / ge->groups, kjc_vol(ge->k), err)))
+		return rc;
+	KJ_CUDNN_CHECK(err, cudnnConvolutionForward(d->h, &one, p->xh, xh, p->wh, wh, p->convh,
+						    (cudnnConvolutionFwdAlgo_t)p->algoh, d->ws, p->wsh,
+						    &zero, p->yh, yh));
+	return transpose16(g, yh, y, ge->N, kjc_vol(ge->out), ge->cout, err);
+}
+
+/* *ms = the mean time of reps forward calls in NCHW (nhwc 0, p->algo) or
+ * through conv_nhwc (nhwc 1), after one untimed call. */
+static int time_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, int nhwc,
+		     const void *const *in, void *out, int reps, cudaEvent_t e0, cudaEvent_t e1,
+		     float *ms, struct kj_err *err)
+{
+	const float one = 1.0f, zero = 0.0f;
+	int rc;
+	for (int i = -1; i < reps; i++) {
+		if (i == 0)
+			KJ_CUDA_CHECK(err, cudaEventRecord(e0, g->stream));
+		if (nhwc) {
+			if ((rc = conv_nhwc(g, d, p, in[0], in[1], out, err)))
+				return rc;
+		} else {
+			KJ_CUDNN_CHECK(err, cudnnConvolutionForward(
+						    d->h, &one, p->x, in[0], p->w, in[1], p->conv,
+						    (cudnnConvolutionFwdAlgo_t)p->algo, d->ws, p->ws, &zero,
+						    p->y, out));
+		}
+	}
+	KJ_CUDA_CHECK(err, cudaEventRecord(e1, g->stream));
+	KJ_CUDA_CHECK(err, cudaEventSynchronize(e1));
+	KJ_CUDA_CHECK(err, cudaEventElapsedTime(ms, e0, e1));
+	*ms /= (float)reps;
+	return 0;
+}
+
+/* Called by measure_algo once p's NCHW algorithm is chosen (d->ws holds
+ * KJ_DNN_WS_CAP bytes; t_find: that algorithm's time in ms as FindEx
+ * measured it): sets p->nhwc when the NHWC route is faster, else leaves p
+ * in NCHW and gives back the NHWC buffers this grew.  Only CUDA failures
+ * are errors; cuDNN refusing NHWC, or no memory for the copies, means
+ * NCHW. */
+static int try_nhwc(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void *const *in,
+		    void *out, float t_find, struct kj_err *err)
+{
+	int force = layout_forced(), ok = 0, cnt = 0, rc = 0, reps = t_find < 1.0f ? 10 : 3;
+	size_t had = d->tr_bytes;
+	float t_nchw = 0, t_nhwc = 0;
+	cudaEvent_t e0 = NULL, e1 = NULL;
+	cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+	char *xh, *wh, *yh;
+
+	if (force == 1 || p->dt == KJ_F32 || p->g.kind != KJC_CONV)
+		return 0;
+	if (plan_nhwc(p, NULL))
+		goto drop;
+	if ((rc = tr_grow(g, d, p->trb, &ok, err)) || !ok)
+		goto drop;
+	xh = (char *)d->tr;
+	wh = xh + p->wo;
+	yh = xh + p->yo;
+	if ((rc = transpose16(g, in[0], xh, p->g.N, p->g.cin, kjc_vol(p->g.in), err)) ||
+	    (rc = transpose16(g, in[1], wh, p->g.cout, p->g.cin / p->g.groups, kjc_vol(p->g.k), err)))
+		goto drop;
+	if (cudnnFindConvolutionForwardAlgorithmEx(d->h, p->xh, xh, p->wh, wh, p->convh, p->yh, yh,
+						   CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws,
+						   d->ws_bytes) != CUDNN_STATUS_SUCCESS ||
+	    take_algo(p->dt, p->convh, &p->algoh, perf, cnt, "forward", "", NULL) ||
+	    cudnnGetConvolutionForwardWorkspaceSize(d->h, p->xh, p->wh, p->convh, p->yh,
+						    (cudnnConvolutionFwdAlgo_t)p->algoh,
+						    &p->wsh) != CUDNN_STATUS_SUCCESS ||
+	    p->wsh > d->ws_bytes)
+		goto drop;
+	if (force == 2) {
+		p->nhwc = 1;
+		return 0;
+	}
+	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+		rc = kj_err_set(err, KJ_E_CUDA, "cudaEventCreate failed for the conv layout timing");
+		goto drop;
+	}
+	if ((rc = time_conv(g, d, p, 0, in, out, reps, e0, e1, &t_nchw, err)))
+		goto drop;
+	if (time_conv(g, d, p, 1, in, out, reps, e0, e1, &t_nhwc, NULL)) {
+		/* cuDNN refused to run what FindEx ran: NCHW, unless CUDA failed */
+		cudaError_t ce = cudaStreamSynchronize(g->stream);
+		if (ce != cudaSuccess)
+			rc = kj_err_set(err, KJ_E_CUDA, "conv layout timing: %s", cudaGetErrorString(ce));
+		goto drop;
+	}
+	if (t_nhwc < t_nchw) {
+		p->nhwc = 1;
+		cudaEventDestroy(e0);
+		cudaEventDestroy(e1);
+		return 0;
+	}
+drop:
+	if (e0)
+		cudaEventDestroy(e0);
+	if (e1)
+		cudaEventDestroy(e1);
+	plan_drop_nhwc(p);
+	if (d->tr_bytes > had)
+		tr_free(g, d);
+	return rc;
+}
+
 /* For f16 and bf16, the first call of a plan times cuDNN's algorithms on
  * the call's own buffers (cudnnFind...Ex, which writes the output, rewritten
  * by the call) and keeps the fastest that take_algo allows: the legacy
@@ -836,6 +1174,7 @@ static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const v
 			void *out, struct kj_err *err)
 {
 	int cnt = 0, rc;
+	float t_find = 0;
 	p->measured = 1;
 	if (p->dt == KJ_F32)
 		return 0;
@@ -847,18 +1186,26 @@ static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const v
 		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
 					    d->h, p->x, in[0], p->w, in[1], p->conv, p->y, out,
 					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
-		if ((rc = take_algo(p, perf, cnt, "forward", "this convolution", err)))
+		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err)))
 			return rc;
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
 					    d->h, p->x, p->w, p->conv, p->y,
 					    (cudnnConvolutionFwdAlgo_t)p->algo, &p->ws));
+		for (int i = 0; i < cnt; i++)
+			if ((int)perf[i].algo == p->algo && perf[i].status == CUDNN_STATUS_SUCCESS) {
+				t_find = perf[i].time;
+				break;
+			}
+		if ((rc = try_nhwc(g, d, p, in, out, t_find, err)))
+			return rc;
 	} else {
 		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
 		KJ_CUDNN_CHECK(err, cudnnFindConvolutionBackwardDataAlgorithmEx(
 					    d->h, p->w, in[1], p->x, in[0], p->conv, p->y, out,
 					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf, d->ws,
 					    d->ws_bytes));
-		if ((rc = take_algo(p, perf, cnt, "backward-data", "this transposed convolution", err)))
+		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data",
+				    "this transposed convolution", err)))
 			return rc;
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
 					    d->h, p->w, p->x, p->conv, p->y,
@@ -909,15 +1256,26 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 	if (!p->measured && (rc = measure_algo(g, d, p, in, out, err)))
 		return rc;
 	const float one = 1.0f, zero = 0.0f;
-	if (kind == KJC_CONV)
+	if (p->nhwc) {
+		int ok = 0;
+		if ((rc = tr_grow(g, d, p->trb, &ok, err)) || (rc = dnn_workspace(g, d, p->wsh, err)))
+			return rc;
+		if (!ok)
+			plan_drop_nhwc(p); /* no memory for the copies now: NCHW from now on */
+	}
+	if (p->nhwc) {
+		if ((rc = conv_nhwc(g, d, p, in[0], in[1], out, err)))
+			return rc;
+	} else if (kind == KJC_CONV) {
 		KJ_CUDNN_CHECK(err, cudnnConvolutionForward(d->h, &one, p->x, in[0], p->w, in[1], p->conv,
 							    (cudnnConvolutionFwdAlgo_t)p->algo, d->ws,
 							    p->ws, &zero, p->y, out));
-	else
+	} else {
 		KJ_CUDNN_CHECK(err, cudnnConvolutionBackwardData(d->h, &one, p->w, in[1], p->x, in[0],
 								 p->conv,
 								 (cudnnConvolutionBwdDataAlgo_t)p->algo,
 								 d->ws, p->ws, &zero, p->y, out));
+	}
 	if (bias)
 		KJ_CUDNN_CHECK(err, cudnnAddTensor(d->h, &one, p->b, bias, &one, p->y, out));
 	return 0;

@@ -298,10 +298,10 @@ template <class T> struct fa_t;
 template <> struct fa_t<__nv_bfloat16> {
 	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
 	{
-		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-			     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-			     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+		asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+		    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+		    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 	}
 	/* lo in the low half (the lower column), as the fragments want */
 	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
@@ -315,10 +315,10 @@ template <> struct fa_t<__nv_bfloat16> {
 template <> struct fa_t<__half> {
 	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
 	{
-		asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-			     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-			     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-			     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+		asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+		    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+		    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 	}
 	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
 	{
