@@ -553,6 +553,22 @@ static void layout_cases(void)
 		 "check N=77\n", NULL);
 	run_text("cast_bool", "input x: i32[N] ~ randint(-1, 2)\noutput y: bool[N]\ny = cast(x, bool)\ncheck N=77\n",
 		 NULL);
+	/* the vector casts: float to i8 (saturating, 16 per thread, tails),
+	 * i8 to each float dtype, i32 to f32; a cast to the same dtype is a view */
+	run_text("cast_f2i8", "input x: f32[N] ~ normal(0, 100)\ninput h: f16[N] ~ normal(0, 100)\n"
+		 "input b: bf16[N] ~ normal(0, 100)\noutput y: i8[N]\noutput z: i8[N]\noutput w: i8[N]\n"
+		 "y = cast(x, i8)\nz = cast(h, i8)\nw = cast(b, i8)\ncheck N=4096; N=1001; N=15\n", NULL);
+	run_text("cast_i8_float", "input x: i8[N] ~ randint(-128, 128)\ninput i: i32[N] ~ randint(-100000, 100000)\n"
+		 "output a: f32[N]\noutput b: f16[N]\noutput c: bf16[N]\noutput d: f32[N]\n"
+		 "a = cast(x, f32)\nb = cast(x, f16)\nc = cast(x, bf16)\nd = cast(i, f32)\ncheck N=4096; N=1001; N=3\n", NULL);
+	run_text("cast_same_view", "input x: f32[B, N] ~ normal\noutput y: f32[B, N]\noutput z: f32[B, N]\n"
+		 "t = cast(x * 3.0, f32)\ny = cast(t, f32) + 1.0\nz = cast(t, f32)\ncheck B=3 N=7; B=1 N=1\n", NULL);
+	/* bit ops on 16-byte words of one integer dtype, a scalar on either side */
+	run_text("bitwise_vec", "input a: i8[N] ~ randint(-128, 128)\ninput b: i32[N] ~ randint(-100000, 100000)\n"
+		 "input c: i64[N] ~ randint(-100000, 100000)\ninput d: i8[N] ~ randint(-128, 128)\n"
+		 "output p: i8[N]\noutput q: i32[N]\noutput r: i64[N]\noutput s: i8[N]\n"
+		 "p = bitwise_right_shift(bitwise_left_shift(a, 4), 4)\nq = bitwise_xor(b, 21845)\n"
+		 "r = bitwise_right_shift(c, 3)\ns = bitwise_and(a, d)\ncheck N=4096; N=1001; N=5\n", NULL);
 }
 
 static void linalg_norm_loss_cases(void)
@@ -704,7 +720,8 @@ static void misc_cases(void)
 		 "tol atol=0.02 rtol=2e-2\n", NULL);
 	/* the fused 16-bit kernel (E = Ev in {64, 128}, 64-row blocks): one
 	 * row, ragged and exact blocks, L != S both ways (causal rows past S see
-	 * every key), and a decode-like L=4 S=1100 that keeps the GEMM path */
+	 * every key), and a decode-like L=4 S=1100 (the split-KV decode kernel
+	 * when not causal, else the GEMM path) */
 	for (int i = 0; i < 4; i++) {
 		const char *dt = i & 1 ? "f16" : "bf16";
 		char id[64], body[1024];
@@ -718,6 +735,45 @@ static void misc_cases(void)
 			 "B=1 H=3 L=37 S=300 E=128; B=1 H=2 L=300 S=37 E=128; B=1 H=2 L=4 S=1100 E=128\n"
 			 "tol atol=5e-3 rtol=1e-2\n",
 			 dt, dt, dt, dt, i & 2 ? "True" : "False");
+		run_text(id, body, NULL);
+	}
+	/* the split-KV decode kernel (ops_attn_decode.cu: L <= 16 query rows,
+	 * not causal, E = Ev in {64, 128}): S shorter than a tile, ragged tiles,
+	 * one chunk and many chunks (split rows combined), the grouped-query
+	 * layout of the decode task, 2 to 4 batch dims */
+	for (int i = 0; i < 2; i++) {
+		const char *dt = i ? "f16" : "bf16";
+		char id[64], body[1024];
+		snprintf(id, sizeof(id), "sdpa_decode_%s", dt);
+		snprintf(body, sizeof(body),
+			 "input q: %s[B, H, L, E] ~ normal\ninput k: %s[B, H, S, E] ~ normal\n"
+			 "input v: %s[B, H, S, E] ~ normal\noutput o: %s[B, H, L, E]\n"
+			 "o = sdpa(q, k, v)\n"
+			 "check B=1 H=1 L=1 S=1 E=64; B=2 H=3 L=4 S=7 E=128; B=1 H=2 L=8 S=300 E=64; "
+			 "B=3 H=2 L=13 S=300 E=128; B=1 H=1 L=1 S=4097 E=128; B=2 H=2 L=8 S=4097 E=64; "
+			 "B=4 H=1 L=13 S=4097 E=128; B=2 H=3 L=4 S=4097 E=64; B=1 H=2 L=16 S=1 E=128; "
+			 "B=64 H=8 L=4 S=300 E=128\n"
+			 "tol atol=5e-3 rtol=1e-2\n",
+			 dt, dt, dt, dt);
+		run_text(id, body, NULL);
+		snprintf(id, sizeof(id), "sdpa_decode_%s_3d_scale", dt);
+		snprintf(body, sizeof(body),
+			 "input q: %s[B, L, E] ~ normal\ninput k: %s[B, S, E] ~ normal\n"
+			 "input v: %s[B, S, E] ~ normal\noutput o: %s[B, L, E]\n"
+			 "o = sdpa(q, k, v, scale=0.3)\n"
+			 "check B=3 L=13 S=4097 E=64; B=5 L=1 S=7 E=128; B=2 L=8 S=300 E=128\n"
+			 "tol atol=5e-3 rtol=1e-2\n",
+			 dt, dt, dt, dt);
+		run_text(id, body, NULL);
+		snprintf(id, sizeof(id), "sdpa_decode_%s_4batch", dt);
+		snprintf(body, sizeof(body),
+			 "input q: %s[A, B, H, L, E] ~ normal\ninput k: %s[A, B, H, S, E] ~ normal\n"
+			 "input v: %s[A, B, H, S, E] ~ normal\noutput o: %s[A, B, H, L, E]\n"
+			 "o = sdpa(q, k, v)\n"
+			 "check A=2 B=3 H=2 L=4 S=4097 E=128; A=1 B=2 H=2 L=13 S=7 E=64; "
+			 "A=2 B=1 H=1 L=8 S=1 E=128\n"
+			 "tol atol=5e-3 rtol=1e-2\n",
+			 dt, dt, dt, dt);
 		run_text(id, body, NULL);
 	}
 	run_text("sdpa_fused_bf16_scale", "input q: bf16[B, L, E] ~ normal\ninput k: bf16[B, S, E] ~ normal\n"

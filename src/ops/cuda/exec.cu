@@ -8,7 +8,9 @@
  *
  * A reshape's output is a view: it shares its input's buffer and its node
  * launches nothing (values are written once, by their own node, so the
- * sharing cannot be observed), as PyTorch's reshape of a contiguous tensor.
+ * sharing cannot be observed), as PyTorch's reshape of a contiguous tensor;
+ * so is the baseline's cast to the dtype a value already has (x.to(x.dtype)
+ * returns x in PyTorch).
  *
  * Ownership: kj_gpu_exec_init allocates the executor and its buffers
  * (through kj_gpu_alloc); kj_gpu_exec_free releases both (shared buffers
@@ -105,9 +107,15 @@ extern "C" int kj_gpu_exec_init(kj_gpu *g, const kj_plan *p, int reference, kj_g
 	}
 	/* a reshape is a view, as in PyTorch: its output shares the input's
 	 * buffer (values are written once, by their node, so sharing is safe) */
-	for (int n = 0; n < t->nnodes; n++)
-		if (!strcmp(p->nodes[n].op->name, "reshape") && t->nodes[n].in[0] >= 0)
+	for (int n = 0; n < t->nnodes; n++) {
+		const kj_bnode *bn = &p->nodes[n];
+		/* a cast to the dtype it has is the tensor itself in PyTorch
+		 * (x.to(x.dtype) is x); the reference's cast rounds, so not there */
+		int same_cast = !reference && !strcmp(bn->op->name, "cast") && bn->nin >= 1 &&
+				bn->in[0].dtype == bn->out.dtype;
+		if ((!strcmp(bn->op->name, "reshape") || same_cast) && t->nodes[n].in[0] >= 0)
 			x->alias[t->nodes[n].out] = 1;
+	}
 	for (int i = 0; i < t->nvals && !rc; i++) {
 		size_t es = reference ? 8 : kj_dtype_size(p->vals[i].dtype);
 		if (x->alias[i])

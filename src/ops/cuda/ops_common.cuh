@@ -351,6 +351,14 @@ int kj_cuda_cross_entropy_check(kj_gpu *g, const kj_bnode *n, const void *const 
 				int reference, char *msg, size_t msglen, struct kj_err *err);
 kj_cuda_check_fn kj_cuda_op_find_check(const char *name);
 
+/* sdpa for decode-like 16-bit shapes (ops_attn_decode.cu: split-KV, L <= 16,
+ * not causal, E == Ev in {64, 128}, 16-byte aligned operands).  Sets
+ * *handled to 0 and returns 0 without launching anything for any other
+ * shape; else *handled = 1 and the result of the launches (0 or a KJ_E_*
+ * code with err set).  Uses g->workspace for the partials of split rows. */
+int kj_sdpa_decode(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int *handled,
+		   struct kj_err *err);
+
 /* The dtype code of a buffer holding values of dtype t. */
 static inline int kj_buf_dt(kj_dtype t, int reference)
 {

@@ -14,10 +14,12 @@
  *   pool of the device (cudaMallocFromPoolAsync), which keeps its memory
  *   between calls as PyTorch's caching allocator does; batches are chunked so
  *   that the scratch stays under 2 GiB.  The reference runs DGEMM.  f16
- *   and bf16 with E == Ev in {64, 128} (other than decode-like L <= 8,
- *   S > 1024) run instead one fused flash-style kernel (fa_fwd_k: mma.sync
- *   tiles, online softmax in f32, P rounded to the dtype as above), without
- *   scratch.
+ *   and bf16 with E == Ev in {64, 128} run instead fused kernels without
+ *   scratch: decode shapes (L <= 16 query rows, not causal) the split-KV
+ *   kernel of ops_attn_decode.cu (K and V read once, chunks combined by
+ *   log-sum-exp), the rest (other than decode-like L <= 8, S > 1024) one
+ *   flash-style kernel (fa_fwd_k: mma.sync tiles, online softmax in f32, P
+ *   rounded to the dtype as above).
  * - Layout ops (cat, narrow, pad, flip, where, masked_fill, triu, tril,
  *   embedding) move elements as opaque words of the element size (8 bytes in
  *   the reference), so one kernel serves every dtype; contiguous copies use
@@ -228,29 +230,33 @@ static int sdpa_run(kj_gpu *g, const kj_bnode *n, const void *const *in, void *o
 
 /* ---- fused attention (flash-style) for the 16-bit baseline ----
  *
- * One CTA of 4 warps per (batch, block of 64 query rows); warp w owns rows
- * [16w, 16w + 16) of the block.  The Q tile goes to registers once as
- * mma.m16n8k16 A fragments; key/value blocks of 64 rows are staged in shared
- * memory by cp.async, double-buffered (block kb + 1 loads while kb
- * computes).  Per key block: S = Q K^T in f32 (mma, K fragments by
- * ldmatrix), scaled by scale * log2(e), masked with -inf past S and above
+ * One CTA of 4 warps per (batch, block of 128 query rows); warp w owns rows
+ * [32w, 32w + 32) of the block as two m16 row tiles, so that each K or V
+ * fragment loaded by ldmatrix feeds two mma (half the shared-memory reads
+ * per mma of one tile per warp).  The Q tile stays in shared memory; its
+ * mma.m16n8k16 A fragments are read per k-step at D = 128 (registers are
+ * full: 255 per thread) and held in registers at D = 64.  Key/value blocks
+ * of 64 rows are staged in shared memory by cp.async, double-buffered
+ * (block kb + 1 loads while kb computes).  Per key block: S = Q K^T in f32
+ * (mma, K fragments by ldmatrix), scaled by scale * log2(e), masked with
+ * -inf past S and above
  * the causal diagonal (j > i, top-left aligned as kjm_attn_keys), online
  * softmax per row (running max m and sum l, the O accumulator rescaled by
  * exp2(m_old - m_new)), P rounded to T as the A fragment of O += P V (V
  * fragments by ldmatrix.trans).  Causal blocks skip the key blocks above
- * the diagonal, and a warp skips a key block none of its rows sees.  At the
- * end O / l is rounded to T, staged in shared memory and stored in 16-byte
- * words.  Shared memory: K and V double buffers of 64 rows, the Q tile
- * borrowing K buffer 1 before the first prefetch (69.6 KB at D = 128: three
- * CTAs per SM); rows are padded by 16 bytes so that ldmatrix's eight row
- * addresses fall in distinct banks.
+ * the diagonal, and a warp skips a key block none of its rows sees (or
+ * whose rows are all past L).  At the end O / l is rounded to T, staged in
+ * the warp's own Q rows and stored in 16-byte words.  Shared memory: the Q
+ * tile, K and V double buffers of 64 rows (102 KB at D = 128, 54 KB at
+ * D = 64; two CTAs per SM, bound by the registers); rows are padded by 16
+ * bytes so that ldmatrix's eight row addresses fall in distinct banks.
  * Fragment layouts (PTX ISA, mma.m16n8k16 .f16/.bf16; g = lane / 4,
  * t = lane % 4): A regs 0..3 hold (row g, cols 2t, 2t+1), (g + 8, 2t..),
  * (g, 2t + 8..), (g + 8, 2t + 8..); B regs 0, 1 hold (rows 2t, 2t+1, col g)
  * and (rows 2t + 8.., col g); C holds (g, 2t), (g, 2t+1), (g + 8, 2t),
  * (g + 8, 2t+1). */
 
-#define KJF_BM 64 /* query rows per CTA (4 warps x 16) */
+#define KJF_BM 128 /* query rows per CTA (4 warps x 32) */
 #define KJF_BN 64 /* keys per block */
 #define KJF_THREADS 128
 
@@ -335,6 +341,7 @@ template <class T, int D, int LD>
 __device__ __forceinline__ void fa_load_rows(T *s, const T *p, int64_t r0, int rows, int64_t n)
 {
 	constexpr int CH = D / 8; /* 16-byte chunks per row */
+#pragma unroll 1 /* unrolled, its hoisted addresses cost the kernel spills */
 	for (int c = threadIdx.x; c < rows * CH; c += KJF_THREADS) {
 		int r = c / CH, cc = c % CH;
 		bool ok = r0 + r < n;
@@ -346,28 +353,34 @@ __device__ __forceinline__ void fa_load_rows(T *s, const T *p, int64_t r0, int r
  * CTAs, the last query blocks (the longest under the causal mask) first;
  * sl2 = scale * log2(e). */
 template <class T, int D>
-__global__ void __launch_bounds__(KJF_THREADS) fa_fwd_k(const T *__restrict__ q, const T *__restrict__ k,
-							const T *__restrict__ v, T *__restrict__ o, int64_t L,
-							int64_t S, int64_t batch, int64_t nqb, float sl2,
-							int causal)
+__global__ void __launch_bounds__(KJF_THREADS, 2) fa_fwd_k(const T *__restrict__ q, const T *__restrict__ k,
+							   const T *__restrict__ v, T *__restrict__ o, int64_t L,
+							   int64_t S, int64_t batch, int64_t nqb, float sl2,
+							   int causal)
 {
 	constexpr int LD = D + 8, KD = D / 16, ND = D / 8, NT = KJF_BN / 8;
-	static_assert(KJF_BM == KJF_BN, "the Q tile borrows a K buffer");
+	constexpr bool QREG = D <= 64; /* Q fragments held in registers */
 	extern __shared__ __align__(16) unsigned char fa_sm[];
-	/* K buffers 0, 1 then V buffers 0, 1; the Q tile borrows K buffer 1
-	 * until its fragments are in registers, the output stages there */
-	T *sk = (T *)fa_sm, *sv = sk + 2 * KJF_BN * LD, *sq = sk + KJF_BN * LD;
+	/* the Q tile (the output stages there), K buffers 0, 1, V buffers 0, 1 */
+	T *sq = (T *)fa_sm, *sk = sq + KJF_BM * LD, *sv = sk + 2 * KJF_BN * LD;
 	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t4 = lane & 3;
 	const int64_t qb = nqb - 1 - (int64_t)blockIdx.x / batch, b = (int64_t)blockIdx.x % batch;
-	const int64_t q0 = qb * KJF_BM, r0 = q0 + w * 16; /* the CTA's and the warp's first row */
+	const int64_t q0 = qb * KJF_BM, r0 = q0 + w * 32; /* the CTA's and the warp's first row */
 	const T *kp = k + b * S * D, *vp = v + b * S * D;
 	const int64_t kend = causal ? (q0 + KJF_BM < S ? q0 + KJF_BM : S) : S;
 	const int nkb = (int)((kend + KJF_BN - 1) / KJF_BN);
-	uint32_t qf[KD][4];
-	float acc[ND][4], mrow[2] = {-INFINITY, -INFINITY}, lrow[2] = {0.0f, 0.0f};
+	/* lane's ldmatrix row address in the warp's Q rows (tile m: + 16 rows) */
+	const uint32_t qa = fa_saddr(sq + (w * 32 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD + (lane >> 4) * 8);
+	uint32_t qr[QREG ? KD : 1][2][4];
+	float acc[2][ND][4], mrow[2][2], lrow[2][2];
 #pragma unroll
-	for (int d = 0; d < ND; d++)
-		acc[d][0] = acc[d][1] = acc[d][2] = acc[d][3] = 0.0f;
+	for (int m = 0; m < 2; m++) {
+		mrow[m][0] = mrow[m][1] = -INFINITY;
+		lrow[m][0] = lrow[m][1] = 0.0f;
+#pragma unroll
+		for (int d = 0; d < ND; d++)
+			acc[m][d][0] = acc[m][d][1] = acc[m][d][2] = acc[m][d][3] = 0.0f;
+	}
 
 	fa_load_rows<T, D, LD>(sq, q + b * L * D, q0, KJF_BM, L);
 	fa_load_rows<T, D, LD>(sk, kp, 0, KJF_BN, S);
@@ -378,12 +391,12 @@ __global__ void __launch_bounds__(KJF_THREADS) fa_fwd_k(const T *__restrict__ q,
 		const T *ks = sk + (kb & 1) * KJF_BN * LD, *vs = sv + (kb & 1) * KJF_BN * LD;
 		fa_wait_all();
 		__syncthreads(); /* block kb landed; block kb - 1's buffer is free */
-		if (kb == 0) {
+		if (QREG && kb == 0) {
 #pragma unroll
-			for (int kk = 0; kk < KD; kk++)
-				fa_ldsm4(qf[kk], fa_saddr(sq + (w * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD +
-							  kk * 16 + (lane >> 4) * 8));
-			__syncthreads(); /* every warp holds its Q: K buffer 1 is free */
+			for (int kk = 0; kk < (QREG ? KD : 1); kk++) {
+				fa_ldsm4(qr[kk][0], qa + kk * 16 * (int)sizeof(T));
+				fa_ldsm4(qr[kk][1], qa + (16 * LD + kk * 16) * (int)sizeof(T));
+			}
 		}
 		if (kb + 1 < nkb) {
 			int nb = (kb + 1) & 1;
@@ -391,103 +404,132 @@ __global__ void __launch_bounds__(KJF_THREADS) fa_fwd_k(const T *__restrict__ q,
 			fa_load_rows<T, D, LD>(sv + nb * KJF_BN * LD, vp, j0 + KJF_BN, KJF_BN, S);
 			fa_commit();
 		}
-		if (causal && j0 > r0 + 15)
-			continue; /* above the diagonal for all the warp's rows */
-		float s[NT][4];
+		if (r0 >= L || (causal && j0 > r0 + 31))
+			continue; /* rows past L, or above the diagonal for all the warp's rows */
+		float s[2][NT][4];
 #pragma unroll
-		for (int nt = 0; nt < NT; nt++)
-			s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.0f;
+		for (int m = 0; m < 2; m++)
+#pragma unroll
+			for (int nt = 0; nt < NT; nt++)
+				s[m][nt][0] = s[m][nt][1] = s[m][nt][2] = s[m][nt][3] = 0.0f;
 #pragma unroll
 		for (int kk = 0; kk < KD; kk++) {
+			uint32_t qt[2][4];
+			const uint32_t *qf0 = qt[0], *qf1 = qt[1];
+			if (QREG) {
+				qf0 = qr[QREG ? kk : 0][0];
+				qf1 = qr[QREG ? kk : 0][1];
+			} else {
+				fa_ldsm4(qt[0], qa + kk * 16 * (int)sizeof(T));
+				fa_ldsm4(qt[1], qa + (16 * LD + kk * 16) * (int)sizeof(T));
+			}
 #pragma unroll
 			for (int np = 0; np < NT / 2; np++) {
 				uint32_t bf[4];
 				fa_ldsm4(bf, fa_saddr(ks + (np * 16 + (lane & 7) + (lane >> 4) * 8) * LD + kk * 16 +
 						      ((lane >> 3) & 1) * 8));
-				fa_t<T>::mma(s[2 * np], qf[kk], bf[0], bf[1]);
-				fa_t<T>::mma(s[2 * np + 1], qf[kk], bf[2], bf[3]);
+				fa_t<T>::mma(s[0][2 * np], qf0, bf[0], bf[1]);
+				fa_t<T>::mma(s[0][2 * np + 1], qf0, bf[2], bf[3]);
+				fa_t<T>::mma(s[1][2 * np], qf1, bf[0], bf[1]);
+				fa_t<T>::mma(s[1][2 * np + 1], qf1, bf[2], bf[3]);
 			}
 		}
-		const bool edge = j0 + KJF_BN > S || (causal && j0 + KJF_BN - 1 > r0);
-		float mx[2] = {mrow[0], mrow[1]};
+		/* key j0 + c is masked for query row r0 + x when c > x + dq or
+		 * c >= ns (dq = r0 - j0, in [-31, BN] here, clipped to BN) */
+		const int ns = (int)(S - j0 < KJF_BN ? S - j0 : KJF_BN);
+		const int dq = causal && r0 - j0 < KJF_BN ? (int)(r0 - j0) : KJF_BN;
+		const bool edge = ns < KJF_BN || dq < KJF_BN - 1;
 #pragma unroll
-		for (int nt = 0; nt < NT; nt++) {
+		for (int m = 0; m < 2; m++) {
+			float mx[2] = {mrow[m][0], mrow[m][1]};
+			int cl[2]; /* the last key column each of the lane's rows sees */
 #pragma unroll
-			for (int e = 0; e < 4; e++) {
-				float x = s[nt][e] * sl2;
-				if (edge) {
-					int64_t j = j0 + nt * 8 + t4 * 2 + (e & 1), i = r0 + g + (e >> 1) * 8;
-					if (j >= S || (causal && j > i))
+			for (int h = 0; h < 2; h++)
+				cl[h] = min(ns - 1, dq + m * 16 + g + h * 8);
+#pragma unroll
+			for (int nt = 0; nt < NT; nt++) {
+#pragma unroll
+				for (int e = 0; e < 4; e++) {
+					float x = s[m][nt][e] * sl2;
+					if (edge && nt * 8 + t4 * 2 + (e & 1) > cl[e >> 1])
 						x = -INFINITY;
+					s[m][nt][e] = x;
+					mx[e >> 1] = fmaxf(mx[e >> 1], x);
 				}
-				s[nt][e] = x;
-				mx[e >> 1] = fmaxf(mx[e >> 1], x);
 			}
-		}
-		float mu[2], corr[2];
+			float mu[2], corr[2];
 #pragma unroll
-		for (int h = 0; h < 2; h++) {
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h]; /* a row with no key yet */
-			corr[h] = exp2f(mrow[h] - mu[h]);
-			mrow[h] = mx[h];
-			lrow[h] *= corr[h];
-		}
+			for (int h = 0; h < 2; h++) {
+				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h]; /* a row with no key yet */
+				corr[h] = exp2f(mrow[m][h] - mu[h]);
+				mrow[m][h] = mx[h];
+				lrow[m][h] *= corr[h];
+			}
 #pragma unroll
-		for (int d = 0; d < ND; d++) {
-			acc[d][0] *= corr[0];
-			acc[d][1] *= corr[0];
-			acc[d][2] *= corr[1];
-			acc[d][3] *= corr[1];
-		}
+			for (int d = 0; d < ND; d++) {
+				acc[m][d][0] *= corr[0];
+				acc[m][d][1] *= corr[0];
+				acc[m][d][2] *= corr[1];
+				acc[m][d][3] *= corr[1];
+			}
 #pragma unroll
-		for (int nt = 0; nt < NT; nt++) {
+			for (int nt = 0; nt < NT; nt++) {
 #pragma unroll
-			for (int e = 0; e < 4; e++) {
-				s[nt][e] = exp2f(s[nt][e] - mu[e >> 1]);
-				lrow[e >> 1] += s[nt][e];
+				for (int e = 0; e < 4; e++) {
+					s[m][nt][e] = exp2f(s[m][nt][e] - mu[e >> 1]);
+					lrow[m][e >> 1] += s[m][nt][e];
+				}
 			}
 		}
 #pragma unroll
 		for (int kt = 0; kt < KJF_BN / 16; kt++) {
-			uint32_t pa[4];
-			pa[0] = fa_t<T>::pack(s[2 * kt][0], s[2 * kt][1]);
-			pa[1] = fa_t<T>::pack(s[2 * kt][2], s[2 * kt][3]);
-			pa[2] = fa_t<T>::pack(s[2 * kt + 1][0], s[2 * kt + 1][1]);
-			pa[3] = fa_t<T>::pack(s[2 * kt + 1][2], s[2 * kt + 1][3]);
+			uint32_t pa[2][4];
+#pragma unroll
+			for (int m = 0; m < 2; m++) {
+				pa[m][0] = fa_t<T>::pack(s[m][2 * kt][0], s[m][2 * kt][1]);
+				pa[m][1] = fa_t<T>::pack(s[m][2 * kt][2], s[m][2 * kt][3]);
+				pa[m][2] = fa_t<T>::pack(s[m][2 * kt + 1][0], s[m][2 * kt + 1][1]);
+				pa[m][3] = fa_t<T>::pack(s[m][2 * kt + 1][2], s[m][2 * kt + 1][3]);
+			}
 #pragma unroll
 			for (int dp = 0; dp < ND / 2; dp++) {
 				uint32_t bf[4];
 				fa_ldsm4t(bf, fa_saddr(vs + (kt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD +
 						       dp * 16 + (lane >> 4) * 8));
-				fa_t<T>::mma(acc[2 * dp], pa, bf[0], bf[1]);
-				fa_t<T>::mma(acc[2 * dp + 1], pa, bf[2], bf[3]);
+				fa_t<T>::mma(acc[0][2 * dp], pa[0], bf[0], bf[1]);
+				fa_t<T>::mma(acc[0][2 * dp + 1], pa[0], bf[2], bf[3]);
+				fa_t<T>::mma(acc[1][2 * dp], pa[1], bf[0], bf[1]);
+				fa_t<T>::mma(acc[1][2 * dp + 1], pa[1], bf[2], bf[3]);
 			}
 		}
 	}
-	/* O / l into the warp's rows of K buffer 1 once no warp reads it, then
-	 * 16-byte stores of the rows below L */
-	__syncthreads();
-	float inv[2];
+	/* O / l into the warp's own Q rows, then 16-byte stores of the rows
+	 * below L */
+	__syncwarp();
+	T *so = sq + w * 32 * LD;
 #pragma unroll
-	for (int h = 0; h < 2; h++) {
-		float l = lrow[h];
-		l += __shfl_xor_sync(0xffffffffu, l, 1);
-		l += __shfl_xor_sync(0xffffffffu, l, 2);
-		inv[h] = l > 0.0f ? 1.0f / l : 0.0f;
-	}
-	T *so = sq + w * 16 * LD;
+	for (int m = 0; m < 2; m++) {
+		float inv[2];
 #pragma unroll
-	for (int d = 0; d < ND; d++) {
-		uint32_t lo = fa_t<T>::pack(acc[d][0] * inv[0], acc[d][1] * inv[0]);
-		uint32_t hi = fa_t<T>::pack(acc[d][2] * inv[1], acc[d][3] * inv[1]);
-		*(uint32_t *)(so + g * LD + d * 8 + t4 * 2) = lo;
-		*(uint32_t *)(so + (g + 8) * LD + d * 8 + t4 * 2) = hi;
+		for (int h = 0; h < 2; h++) {
+			float l = lrow[m][h];
+			l += __shfl_xor_sync(0xffffffffu, l, 1);
+			l += __shfl_xor_sync(0xffffffffu, l, 2);
+			inv[h] = l > 0.0f ? 1.0f / l : 0.0f;
+		}
+#pragma unroll
+		for (int d = 0; d < ND; d++) {
+			uint32_t lo = fa_t<T>::pack(acc[m][d][0] * inv[0], acc[m][d][1] * inv[0]);
+			uint32_t hi = fa_t<T>::pack(acc[m][d][2] * inv[1], acc[m][d][3] * inv[1]);
+			*(uint32_t *)(so + (m * 16 + g) * LD + d * 8 + t4 * 2) = lo;
+			*(uint32_t *)(so + (m * 16 + g + 8) * LD + d * 8 + t4 * 2) = hi;
+		}
 	}
 	__syncwarp();
 	T *op = o + (b * L + r0) * D;
-	for (int c = lane; c < 16 * (D / 8); c += 32) {
+	for (int c = lane; c < 32 * (D / 8); c += 32) {
 		int r = c / (D / 8), cc = c % (D / 8);
 		if (r0 + r < L)
 			*(uint4 *)(op + (int64_t)r * D + cc * 8) = *(const uint4 *)(so + r * LD + cc * 8);
@@ -516,7 +558,7 @@ static int fa_supported(const kjm_attn *a, const void *const *in, const void *ou
 template <class T, int D>
 static int fa_launch(kj_gpu *g, const kjm_attn *a, const void *const *in, void *out, struct kj_err *err)
 {
-	const size_t smem = (size_t)(4 * KJF_BN) * (D + 8) * sizeof(T);
+	const size_t smem = (size_t)(KJF_BM + 4 * KJF_BN) * (D + 8) * sizeof(T);
 	const int64_t nqb = (a->L + KJF_BM - 1) / KJF_BM;
 	const float sl2 = (float)(a->scale * 1.4426950408889634);
 	KJ_CUDA_CHECK(err, cudaFuncSetAttribute(fa_fwd_k<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -533,6 +575,10 @@ template <class T>
 static int sdpa_16(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, struct kj_err *err)
 {
 	kjm_attn a;
+	/* decode shapes (a few query rows, long keys): split over the keys */
+	int handled = 0, rc = kj_sdpa_decode(g, n, in, out, &handled, err);
+	if (rc || handled)
+		return rc;
 	kjm_attn_geom(n, &a);
 	if (!fa_supported(&a, in, out))
 		return sdpa_run<T, float>(g, n, in, out, 0, err);
