@@ -32,6 +32,7 @@
  * each row in chunk order.  No atomics: results are deterministic.
  */
 #include "ops/cuda/ops_common.cuh"
+#include "ops/cuda/mma.cuh"
 
 #include <limits.h>
 
@@ -44,41 +45,6 @@ extern "C" {
 #define KJD_TILE 16 /* keys per warp tile */
 #define KJD_MAXL 16 /* query rows: one m16 fragment */
 #define KJD_MAXCH 256 /* chunks per batch matrix */
-
-template <class T> struct kjd_t;
-template <> struct kjd_t<__nv_bfloat16> {
-	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
-	{
-		asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-		    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-		    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-	}
-	/* lo in the low half (the lower column), as the fragments want */
-	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
-	{
-		__nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-		uint32_t r;
-		memcpy(&r, &h, 4);
-		return r;
-	}
-};
-template <> struct kjd_t<__half> {
-	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
-	{
-		asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-		    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-		    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-	}
-	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
-	{
-		__half2 h = __floats2half2_rn(lo, hi);
-		uint32_t r;
-		memcpy(&r, &h, 4);
-		return r;
-	}
-};
 
 /* 16 bytes read once (streaming), or zeros when !ok (nothing read). */
 __device__ __forceinline__ uint4 kjd_ld(const void *p, bool ok)
@@ -181,7 +147,7 @@ __global__ void __launch_bounds__(KJD_THREADS, 3) kjd_dec_k(const uint16_t *__re
 						 kjd_w(qb, 2 * hh + 1)};
 #pragma unroll
 				for (int n = 0; n < 2; n++)
-					kjd_t<T>::mma(s[n], a, kjd_w(kr[n][j], 2 * hh), kjd_w(kr[n][j], 2 * hh + 1));
+					kj_mma<T>::mma(s[n], a, kjd_w(kr[n][j], 2 * hh), kjd_w(kr[n][j], 2 * hh + 1));
 			}
 		}
 		kjd_load_k<D>(kr, kp, jn, c1, g, t); /* the next tile's keys, during this one's P V */
@@ -223,8 +189,8 @@ __global__ void __launch_bounds__(KJD_THREADS, 3) kjd_dec_k(const uint16_t *__re
 				lrow[e >> 1] += s[n][e];
 			}
 		}
-		uint32_t pa[4] = {kjd_t<T>::pack(s[0][0], s[0][1]), kjd_t<T>::pack(s[0][2], s[0][3]),
-				  kjd_t<T>::pack(s[1][0], s[1][1]), kjd_t<T>::pack(s[1][2], s[1][3])};
+		uint32_t pa[4] = {kj_mma<T>::pack(s[0][0], s[0][1]), kj_mma<T>::pack(s[0][2], s[0][3]),
+				  kj_mma<T>::pack(s[1][0], s[1][1]), kj_mma<T>::pack(s[1][2], s[1][3])};
 #pragma unroll
 		for (int h = 0; h < NH; h++) {
 #pragma unroll
@@ -232,7 +198,7 @@ __global__ void __launch_bounds__(KJD_THREADS, 3) kjd_dec_k(const uint16_t *__re
 				const unsigned sel = e & 1 ? 0x7632u : 0x5410u;
 				uint32_t b0 = __byte_perm(kjd_w(vr[0][h], e >> 1), kjd_w(vr[1][h], e >> 1), sel);
 				uint32_t b1 = __byte_perm(kjd_w(vr[2][h], e >> 1), kjd_w(vr[3][h], e >> 1), sel);
-				kjd_t<T>::mma(acc[8 * h + e], pa, b0, b1);
+				kj_mma<T>::mma(acc[8 * h + e], pa, b0, b1);
 			}
 		}
 		kjd_load_v<D>(vr, vp, jn, c1, g, t);

@@ -42,6 +42,7 @@
  * position goes to a device variable that kj_cuda_embedding_check reads.
  */
 #include "ops/cuda/ops_common.cuh"
+#include "ops/cuda/mma.cuh"
 
 #include <limits.h>
 #include <stdio.h>
@@ -300,41 +301,6 @@ __device__ __forceinline__ void fa_ldsm4t(uint32_t *r, uint32_t addr)
 		     : "memory");
 }
 
-template <class T> struct fa_t;
-template <> struct fa_t<__nv_bfloat16> {
-	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
-	{
-		asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-		    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-		    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-	}
-	/* lo in the low half (the lower column), as the fragments want */
-	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
-	{
-		__nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-		uint32_t r;
-		memcpy(&r, &h, 4);
-		return r;
-	}
-};
-template <> struct fa_t<__half> {
-	static __device__ __forceinline__ void mma(float *c, const uint32_t *a, uint32_t b0, uint32_t b1)
-	{
-		asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-		    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-		    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-		    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-	}
-	static __device__ __forceinline__ uint32_t pack(float lo, float hi)
-	{
-		__half2 h = __floats2half2_rn(lo, hi);
-		uint32_t r;
-		memcpy(&r, &h, 4);
-		return r;
-	}
-};
-
 /* Rows [r0, r0 + rows) of a [n, D] matrix at p (rows >= n zero-filled)
  * into shared rows of LD elements at s. */
 template <class T, int D, int LD>
@@ -428,10 +394,10 @@ __global__ void __launch_bounds__(KJF_THREADS, 2) fa_fwd_k(const T *__restrict__
 				uint32_t bf[4];
 				fa_ldsm4(bf, fa_saddr(ks + (np * 16 + (lane & 7) + (lane >> 4) * 8) * LD + kk * 16 +
 						      ((lane >> 3) & 1) * 8));
-				fa_t<T>::mma(s[0][2 * np], qf0, bf[0], bf[1]);
-				fa_t<T>::mma(s[0][2 * np + 1], qf0, bf[2], bf[3]);
-				fa_t<T>::mma(s[1][2 * np], qf1, bf[0], bf[1]);
-				fa_t<T>::mma(s[1][2 * np + 1], qf1, bf[2], bf[3]);
+				kj_mma<T>::mma(s[0][2 * np], qf0, bf[0], bf[1]);
+				kj_mma<T>::mma(s[0][2 * np + 1], qf0, bf[2], bf[3]);
+				kj_mma<T>::mma(s[1][2 * np], qf1, bf[0], bf[1]);
+				kj_mma<T>::mma(s[1][2 * np + 1], qf1, bf[2], bf[3]);
 			}
 		}
 		/* key j0 + c is masked for query row r0 + x when c > x + dq or
@@ -488,20 +454,20 @@ __global__ void __launch_bounds__(KJF_THREADS, 2) fa_fwd_k(const T *__restrict__
 			uint32_t pa[2][4];
 #pragma unroll
 			for (int m = 0; m < 2; m++) {
-				pa[m][0] = fa_t<T>::pack(s[m][2 * kt][0], s[m][2 * kt][1]);
-				pa[m][1] = fa_t<T>::pack(s[m][2 * kt][2], s[m][2 * kt][3]);
-				pa[m][2] = fa_t<T>::pack(s[m][2 * kt + 1][0], s[m][2 * kt + 1][1]);
-				pa[m][3] = fa_t<T>::pack(s[m][2 * kt + 1][2], s[m][2 * kt + 1][3]);
+				pa[m][0] = kj_mma<T>::pack(s[m][2 * kt][0], s[m][2 * kt][1]);
+				pa[m][1] = kj_mma<T>::pack(s[m][2 * kt][2], s[m][2 * kt][3]);
+				pa[m][2] = kj_mma<T>::pack(s[m][2 * kt + 1][0], s[m][2 * kt + 1][1]);
+				pa[m][3] = kj_mma<T>::pack(s[m][2 * kt + 1][2], s[m][2 * kt + 1][3]);
 			}
 #pragma unroll
 			for (int dp = 0; dp < ND / 2; dp++) {
 				uint32_t bf[4];
 				fa_ldsm4t(bf, fa_saddr(vs + (kt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD +
 						       dp * 16 + (lane >> 4) * 8));
-				fa_t<T>::mma(acc[0][2 * dp], pa[0], bf[0], bf[1]);
-				fa_t<T>::mma(acc[0][2 * dp + 1], pa[0], bf[2], bf[3]);
-				fa_t<T>::mma(acc[1][2 * dp], pa[1], bf[0], bf[1]);
-				fa_t<T>::mma(acc[1][2 * dp + 1], pa[1], bf[2], bf[3]);
+				kj_mma<T>::mma(acc[0][2 * dp], pa[0], bf[0], bf[1]);
+				kj_mma<T>::mma(acc[0][2 * dp + 1], pa[0], bf[2], bf[3]);
+				kj_mma<T>::mma(acc[1][2 * dp], pa[1], bf[0], bf[1]);
+				kj_mma<T>::mma(acc[1][2 * dp + 1], pa[1], bf[2], bf[3]);
 			}
 		}
 	}
@@ -521,8 +487,8 @@ __global__ void __launch_bounds__(KJF_THREADS, 2) fa_fwd_k(const T *__restrict__
 		}
 #pragma unroll
 		for (int d = 0; d < ND; d++) {
-			uint32_t lo = fa_t<T>::pack(acc[m][d][0] * inv[0], acc[m][d][1] * inv[0]);
-			uint32_t hi = fa_t<T>::pack(acc[m][d][2] * inv[1], acc[m][d][3] * inv[1]);
+			uint32_t lo = kj_mma<T>::pack(acc[m][d][0] * inv[0], acc[m][d][1] * inv[0]);
+			uint32_t hi = kj_mma<T>::pack(acc[m][d][2] * inv[1], acc[m][d][3] * inv[1]);
 			*(uint32_t *)(so + (m * 16 + g) * LD + d * 8 + t4 * 2) = lo;
 			*(uint32_t *)(so + (m * 16 + g + 8) * LD + d * 8 + t4 * 2) = hi;
 		}
