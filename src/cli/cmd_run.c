@@ -1011,7 +1011,7 @@ int cmd_run(int argc, char **argv)
 	/* longest first: the devices' last jobs are then short ones, so that one
 	 * GPU does not judge a long candidate alone at the end (two GPUs idled
 	 * 10 s of 61 s that way in spec order) */
-	if (order_cost)
+	if (order_cost && r.njobs > 1)
 		qsort(r.jobs, (size_t)r.njobs, sizeof(*r.jobs), job_by_cost);
 	for (int i = 0; i < r.njobs; i++) {
 		struct job *j = &r.jobs[i];
