@@ -352,20 +352,26 @@ def rand_like(input, seed, offset=0):
 
 def randn_like(input, seed, offset=0):
     """kjudge's randn_like (docs/ops.md): with w = Philox4x32-10(counter
-    offset + i // 2, key seed), a = w[2 (i % 2)], b = w[2 (i % 2) + 1],
-    u1 = ((a >> 8) + 1) * 2^-24, u2 = (b >> 8) * 2^-24, element i is
-    sqrt(-2 ln u1) cos(2 pi u2), computed in float32 as the eager baseline
-    does.  torch.randn_like's generator differs, as for rand_like."""
+    offset + i // 4, key seed) and pair p = (i % 4) // 2, a = w[2p],
+    b = w[2p + 1], u1 = ((a >> 8) + 1) * 2^-24, u2 = (b >> 8) * 2^-24,
+    element i is sqrt(-2 ln u1) cos(2 pi u2) for even i and sqrt(-2 ln u1)
+    sin(2 pi u2) for odd i (four normals per block), computed in float32 as
+    the eager baseline does.  torch.randn_like's generator differs, as for
+    rand_like."""
     torch = _torch()
     n = input.numel()
-    ctr = torch.arange((n + 1) // 2, dtype=torch.int64, device=input.device) + offset
+    ctr = torch.arange((n + 3) // 4, dtype=torch.int64, device=input.device) + offset
     zero = torch.zeros_like(ctr)
     w0, w1, w2, w3 = philox4x32_10(ctr & M32, (ctr >> 32) & M32, zero, zero, seed)
-    a = torch.stack((w0, w2), dim=1).reshape(-1)[:n]
-    b = torch.stack((w1, w3), dim=1).reshape(-1)[:n]
+    a = torch.stack((w0, w2), dim=1)
+    b = torch.stack((w1, w3), dim=1)
     u1 = ((a >> 8) + 1).to(torch.float32) * (1.0 / 16777216.0)
+    # u2 - 1 for u2 >= 1/2 (exact): the same cos and sin, half the f32 angle error
     u2 = (b >> 8).to(torch.float32) * (1.0 / 16777216.0)
-    return (torch.sqrt(-2.0 * torch.log(u1)) * torch.cos(2.0 * math.pi * u2)).reshape(input.shape)
+    th = (2.0 * math.pi) * (u2 - (u2 >= 0.5).to(torch.float32))
+    r = torch.sqrt(-2.0 * torch.log(u1))
+    z = torch.stack((r * torch.cos(th), r * torch.sin(th)), dim=2)
+    return z.reshape(-1)[:n].reshape(input.shape)
 
 
 def rand_like_native(input, seed, offset=0):
@@ -641,6 +647,13 @@ def selftest(root, device):
     if kat != (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8):
         failures += 1
         print("FAIL philox4x32_10 known answer: %s" % " ".join("%08x" % v for v in kat))
+    # randn_like(seed=0)'s first block, both pairs' cosine and sine (docs/ops.md;
+    # the same values as tests/unit/test_ops_e.c's kat_randn_s0)
+    want = (0.991137475145897, -0.924662780354433, -0.617609054984854, -0.482068347264496)
+    z = randn_like(_torch().empty(4, device=device), 0).tolist()
+    if max(abs(g - w) for g, w in zip(z, want)) > 2e-6:
+        failures += 1
+        print("FAIL randn_like(seed=0) known answer: %s" % " ".join("%.9f" % v for v in z))
     paths = sorted(glob.glob(os.path.join(root, "tasks", "level*", "*.kt")))
     for p in paths:
         rel = os.path.relpath(p, os.path.join(root, "tasks"))[:-3]

@@ -57,6 +57,12 @@ static void cost_compare(const kj_bnode *n, kj_cost *c)
 
 #define NP(p) (int)(sizeof(p) / sizeof((p)[0])), p
 #define KERNELS(k) kj_cpu64_##k, kj_cpu32_##k
+/* Philox4x32-10's rounds, in both random ops' docs: a prompt lists only the
+ * ops a task uses, so randn_like's text must not lean on rand_like's. */
+#define PHILOX_DOC \
+	"Philox4x32-10: 10 rounds of (c0, c1, c2, c3) <- (hi(0xCD9E8D57*c2) ^ c1 ^ k0, " \
+	"lo(0xCD9E8D57*c2), hi(0xD2511F53*c0) ^ c3 ^ k1, lo(0xD2511F53*c0)) with 32x32->64-bit " \
+	"products, the key bumped by (0x9E3779B9, 0xBB67AE85) before every round but the first"
 #define CMP_NOTE \
 	"both operands are converted to their promoted dtype (a literal to a bf16 tensor's bf16) " \
 	"before comparing, as PyTorch does"
@@ -67,22 +73,24 @@ const kj_op kj_ops_e[] = {
 	 "read), uniform in [0, 1), exactly specified: the element of row-major flat index i is "
 	 "(w[i % 4] >> 8) * 2^-24 where w[0..3] = Philox4x32-10 with counter (c0, c1, 0, 0), "
 	 "c0 + 2^32*c1 = offset + i / 4 (integer division), and key (seed & 0xFFFFFFFF, seed >> 32); "
-	 "Philox4x32-10: 10 rounds of (c0, c1, c2, c3) <- (hi(0xCD9E8D57*c2) ^ c1 ^ k0, "
-	 "lo(0xCD9E8D57*c2), hi(0xD2511F53*c0) ^ c3 ^ k1, lo(0xD2511F53*c0)) with 32x32->64-bit "
-	 "products, the key bumped by (0x9E3779B9, 0xBB67AE85) before every round but the first",
+	 PHILOX_DOC,
 	 NP(p_rand_like), infer_rand_like, cost_rand_like, KERNELS(rand_like),
 	 "not torch.rand_like's generator: the values are defined by seed and offset alone, always "
 	 "f32 whatever input's dtype; seed and offset are integers >= 0"},
 	{"randn_like",
 	 "randn_like(input, seed, offset=0): f32 tensor of input's shape (input's values are not "
-	 "read), standard normal by Box-Muller, exactly specified: with w[0..3] = Philox4x32-10 of "
-	 "counter offset + i / 2 and key seed as in rand_like, a = w[2 * (i % 2)], b = "
-	 "w[2 * (i % 2) + 1], u1 = ((a >> 8) + 1) * 2^-24 in (0, 1], u2 = (b >> 8) * 2^-24, the "
-	 "element of row-major flat index i is sqrt(-2 * ln(u1)) * cos(2 * pi * u2)",
+	 "read), standard normal by Box-Muller, exactly specified, four elements per Philox block: "
+	 "with w[0..3] = Philox4x32-10 with counter (c0, c1, 0, 0), c0 + 2^32*c1 = offset + i / 4 "
+	 "(integer division), and key (seed & 0xFFFFFFFF, seed >> 32), p = (i / 2) % 2, "
+	 "a = w[2 * p], b = w[2 * p + 1], u1 = ((a >> 8) + 1) * 2^-24 in (0, 1], "
+	 "u2 = (b >> 8) * 2^-24, the element of row-major flat index i is "
+	 "sqrt(-2 * ln(u1)) * cos(2 * pi * u2) for even i and sqrt(-2 * ln(u1)) * "
+	 "sin(2 * pi * u2) for odd i; " PHILOX_DOC,
 	 NP(p_rand_like), infer_rand_like, cost_rand_like, KERNELS(randn_like),
-	 "not torch.randn_like's generator; always f32; the values go through log, sqrt and cos, so "
-	 "they are exact up to the last bits of those functions; rand_like and randn_like with one "
-	 "seed read the same Philox blocks (use another seed or offset for independent draws)"},
+	 "not torch.randn_like's generator; always f32; the values go through log, sqrt and "
+	 "cos/sin, so they are exact up to the last bits of those functions; offset=k starts at "
+	 "element 4k; rand_like and randn_like with one seed read the same Philox blocks (use "
+	 "another seed or offset for independent draws)"},
 	{"less",
 	 "less(input, other): input < other elementwise (torch.less), bool, with "
 	 "broadcasting; false where either is NaN",

@@ -1,13 +1,16 @@
 # Additive Gaussian noise from a fixed seed (as noise injection or a
 # diffusion forward step with a given generator): randn_like's normals are
-# specified by Philox4x32-10 and Box-Muller (docs/ops.md), exact up to the
-# last bits of log, sqrt and cos, which the f32 tolerance absorbs (|error|
-# ~1e-7 after the 0.1 scale).  A wrong pairing of words, or normals from
-# another generator, misses by ~0.1.
+# specified by Philox4x32-10 and Box-Muller (docs/ops.md), four per Philox
+# block (each pair's cosine and sine, as PyTorch's CUDA randn spends a block
+# per four normals), exact up to the last bits of log, sqrt, cos and sin,
+# which the f32 tolerance absorbs (|error| ~1e-7 after the 0.1 scale).  A
+# wrong pairing of words, or normals from another generator, misses by ~0.1
+# (examples/broken/cpu/gaussian_noise_two_per_block.c: the cosine-only
+# layout with a block per two normals).
 task gaussian_noise
 level 1
 category Random
-about "Gaussian noise: y = x + 0.1 * randn_like(x, seed=31337) (randn_like: Philox4x32-10 block offset + i/2, Box-Muller sqrt(-2 ln u1) cos(2 pi u2) on its words 2(i%2) and 2(i%2)+1)"
+about "Gaussian noise: y = x + 0.1 * randn_like(x, seed=31337) (randn_like: Philox4x32-10 block offset + i/4, pair p = (i/2)%2 on its words 2p and 2p+1, Box-Muller sqrt(-2 ln u1) times cos(2 pi u2) for even i, sin(2 pi u2) for odd i)"
 input  x: f32[B, N] ~ normal
 output y: f32[B, N]
 y = x + 0.1 * randn_like(x, seed=31337)

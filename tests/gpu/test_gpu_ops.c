@@ -865,7 +865,8 @@ static void misc_cases(void)
 }
 
 /* Table E: rand_like bit for bit (tol 0) across a counter that carries into
- * its high word, with a 64-bit seed and an odd size; randn_like; the
+ * its high word, with a 64-bit seed and an odd size; randn_like at sizes
+ * whose last Philox block holds 1, 2 or 3 elements; the
  * comparisons with broadcasting, a bf16 operand and literals. */
 static void random_cases(void)
 {
@@ -873,7 +874,7 @@ static void random_cases(void)
 		 "y = rand_like(x, seed=81985529216486895, offset=4294967294)\n"
 		 "check B=3 N=7; B=1 N=1; B=5 N=4099\ntol atol=0 rtol=0\n", NULL);
 	run_text("randn_like_odd", "input x: f32[N] ~ normal\noutput y: f32[N]\n"
-		 "y = randn_like(x, seed=3, offset=5)\ncheck N=1; N=10001\n", NULL);
+		 "y = randn_like(x, seed=3, offset=5)\ncheck N=1; N=2; N=7; N=10001; N=4098\n", NULL);
 	run_text("compare_bcast", "input a: f32[B, N] ~ normal\ninput b: bf16[N] ~ normal\n"
 		 "output l: bool[B, N]\noutput e: bool[B, N]\noutput g: bool[N]\noutput h: bool[B, N]\n"
 		 "l = less(a, b)\ne = less_equal(b, a)\ng = greater(b, 0.1)\nh = greater_equal(a, 0)\n"

@@ -1,8 +1,9 @@
 // kjudge-case: task=level1/gaussian_noise expect=pass
-/* Gaussian noise with the task's seed: Philox4x32-10 block i / 2 (key 31337)
- * gives element i the words 2 (i % 2) and 2 (i % 2) + 1; Box-Muller
- * sqrt(-2 ln u1) cos(2 pi u2) with u1 = ((a >> 8) + 1) * 2^-24, u2 = (b >> 8)
- * * 2^-24, in double; y = x + 0.1 * z. */
+/* Gaussian noise with the task's seed: Philox4x32-10 block i / 4 (key 31337)
+ * holds two Box-Muller pairs; pair p = (i / 2) % 2 takes the words a = w[2p],
+ * b = w[2p + 1], u1 = ((a >> 8) + 1) * 2^-24, u2 = (b >> 8) * 2^-24, r =
+ * sqrt(-2 ln u1), and gives element 4k + 2p the cosine r cos(2 pi u2) and
+ * element 4k + 2p + 1 the sine r sin(2 pi u2), in double; y = x + 0.1 * z. */
 #include <math.h>
 #include <stdint.h>
 
@@ -32,16 +33,20 @@ void gaussian_noise(const float *x, float *y, int64_t B, int64_t N)
 	const double two_pi = 6.283185307179586;
 	int64_t n = B * N;
 
-	for (int64_t i = 0; i < n; i += 2) {
+	for (int64_t i = 0; i < n; i += 4) {
 		uint32_t w[4];
+		double z[4];
 
-		philox((uint64_t)(i / 2), 31337, w);
-		for (int64_t k = 0; k < 2 && i + k < n; k++) {
-			double u1 = (double)((w[2 * k] >> 8) + 1) / 16777216.0;
-			double u2 = (double)(w[2 * k + 1] >> 8) / 16777216.0;
-			double z = sqrt(-2.0 * log(u1)) * cos(two_pi * u2);
+		philox((uint64_t)(i / 4), 31337, w);
+		for (int p = 0; p < 2; p++) {
+			double u1 = (double)((w[2 * p] >> 8) + 1) / 16777216.0;
+			double u2 = (double)(w[2 * p + 1] >> 8) / 16777216.0;
+			double r = sqrt(-2.0 * log(u1));
 
-			y[i + k] = (float)(x[i + k] + 0.1 * z);
+			z[2 * p] = r * cos(two_pi * u2);
+			z[2 * p + 1] = r * sin(two_pi * u2);
 		}
+		for (int64_t k = 0; k < 4 && i + k < n; k++)
+			y[i + k] = (float)(x[i + k] + 0.1 * z[k]);
 	}
 }

@@ -11,6 +11,8 @@
 #define KJ_FN(name) kj_cpu32_##name
 #define KJ_SQRT sqrtf
 #define KJ_LOG logf
-#define KJ_COS2PI(u) cosf(6.28318548f * (u))
+#define KJ_COS cosf
+#define KJ_SIN sinf
+#define KJ_TWO_PI 6.28318548f
 
 #include "ops/cpu/random_impl.h"

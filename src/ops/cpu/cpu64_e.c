@@ -11,6 +11,8 @@
 #define KJ_FN(name) kj_cpu64_##name
 #define KJ_SQRT sqrt
 #define KJ_LOG log
-#define KJ_COS2PI(u) cos(6.283185307179586 * (u))
+#define KJ_COS cos
+#define KJ_SIN sin
+#define KJ_TWO_PI 6.283185307179586
 
 #include "ops/cpu/random_impl.h"

@@ -6,11 +6,14 @@
  * elements), the block computed by table_e.h's kje_rand_block (the same
  * integer code as the CPU kernels, so the bits agree), the four uniforms
  * written with one 16-byte store (two for the reference's doubles) when the
- * block is whole. The values are multiples of 2^-24 below 1, exact in f32 and
- * in double, so baseline and reference agree bit for bit.
+ * block is whole and the output 16-byte aligned (vec). The values are
+ * multiples of 2^-24 below 1, exact in f32 and in double, so baseline and
+ * reference agree bit for bit.
  *
- * randn_like: one thread per block (two elements), Box-Muller in float with
- * logf, sqrtf and cospif(2 u2) (the reference: log, sqrt, cospi in double).
+ * randn_like: one thread per block (four elements: two Box-Muller pairs,
+ * each giving its cosine and its sine), in float with logf, sqrtf and one
+ * sincospif(2 u2) per pair (2 u2 is exact), the four values written as
+ * rand_like's are (the reference: log, sqrt, sincospi in double).
  *
  * Comparisons: each operand is read by its runtime dtype (kjd_load),
  * converted to the promoted dtype of the two (kjd_round_to, as the CPU
@@ -28,7 +31,8 @@ extern "C" {
 /* ---- rand_like ---- */
 
 template <class T>
-__global__ void rand_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uint64_t offset)
+__global__ void rand_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uint64_t offset,
+			     int vec)
 {
 	int64_t nblk = (total + 3) / 4, stride = (int64_t)gridDim.x * blockDim.x;
 	for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b < nblk; b += stride) {
@@ -39,7 +43,7 @@ __global__ void rand_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uin
 #pragma unroll
 		for (int k = 0; k < 4; k++)
 			v[k] = (T)(w[k] >> 8) * (T)KJE_2M24;
-		if (e + 4 <= total) {
+		if (vec && e + 4 <= total) {
 			if (sizeof(T) == 4) {
 				*(float4 *)(void *)(y + e) = make_float4((float)v[0], (float)v[1], (float)v[2],
 									 (float)v[3]);
@@ -57,42 +61,63 @@ __global__ void rand_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uin
 
 /* ---- randn_like ---- */
 
-__device__ __forceinline__ float kje_cos2pi(float u)
+__device__ __forceinline__ void kje_sincos2pi(float u, float *s, float *c)
 {
-	return cospif(2.0f * u);
+	sincospif(2.0f * u, s, c);
 }
-__device__ __forceinline__ double kje_cos2pi(double u)
+__device__ __forceinline__ void kje_sincos2pi(double u, double *s, double *c)
 {
-	return cospi(2.0 * u);
+	sincospi(2.0 * u, s, c);
 }
 
-/* One thread per Philox block: elements 2b and 2b + 1. */
+/* One thread per Philox block: elements 4b .. 4b + 3, pair p giving 4b + 2p
+ * (its cosine) and 4b + 2p + 1 (its sine). */
 template <class T>
-__global__ void randn_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uint64_t offset)
+__global__ void randn_like_k(T *__restrict__ y, int64_t total, uint64_t seed, uint64_t offset,
+			      int vec)
 {
-	int64_t nblk = (total + 1) / 2, stride = (int64_t)gridDim.x * blockDim.x;
+	int64_t nblk = (total + 3) / 4, stride = (int64_t)gridDim.x * blockDim.x;
 	for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b < nblk; b += stride) {
 		uint32_t w[4];
+		T v[4];
+		int64_t e = 4 * b;
 		kje_rand_block(seed, offset + (uint64_t)b, w);
 #pragma unroll
-		for (int k = 0; k < 2; k++) {
-			T u1 = (T)((w[2 * k] >> 8) + 1) * (T)KJE_2M24;
-			T u2 = (T)(w[2 * k + 1] >> 8) * (T)KJE_2M24;
-			if (2 * b + k < total)
-				y[2 * b + k] = m_sqrt((T)-2 * m_log(u1)) * kje_cos2pi(u2);
+		for (int p = 0; p < 2; p++) {
+			uint32_t m1, m2;
+			T r, sn, cs;
+			kje_randn_pair(w, p, &m1, &m2);
+			r = m_sqrt((T)-2 * m_log((T)m1 * (T)KJE_2M24));
+			kje_sincos2pi((T)m2 * (T)KJE_2M24, &sn, &cs);
+			v[2 * p] = r * cs;
+			v[2 * p + 1] = r * sn;
+		}
+		if (vec && e + 4 <= total) {
+			if (sizeof(T) == 4) {
+				*(float4 *)(void *)(y + e) = make_float4((float)v[0], (float)v[1], (float)v[2],
+									 (float)v[3]);
+			} else {
+				double2 *q = (double2 *)(void *)(y + e);
+				q[0] = make_double2((double)v[0], (double)v[1]);
+				q[1] = make_double2((double)v[2], (double)v[3]);
+			}
+		} else {
+			for (int k = 0; e + k < total; k++)
+				y[e + k] = v[k];
 		}
 	}
 }
 
 /* rand_like (normal 0) or randn_like (1): f32 of the output's shape (double
- * buffers in the reference), a thread per Philox block of 4 or 2 outputs. */
+ * buffers in the reference), a thread per Philox block of 4 outputs. */
 static int random_run(kj_gpu *g, const kj_bnode *n, void *out, int reference, int normal,
 		      struct kj_err *err)
 {
 	const char *name = normal ? "randn_like" : "rand_like";
-	int64_t total = kjo_numel(&n->out.shape), nblk = normal ? (total + 1) / 2 : (total + 3) / 4;
+	int64_t total = kjo_numel(&n->out.shape), nblk = (total + 3) / 4;
 	uint64_t seed = (uint64_t)kjo_attr_i(n, KJE_RAND_SEED, 0);
 	uint64_t off = (uint64_t)kjo_attr_i(n, KJE_RAND_OFFSET, 0);
+	int vec = kj_aligned16(out);
 	unsigned blocks;
 	if (total == 0)
 		return 0;
@@ -101,13 +126,13 @@ static int random_run(kj_gpu *g, const kj_bnode *n, void *out, int reference, in
 				  kj_dtype_name(n->out.dtype));
 	blocks = kj_blocks(g, nblk, 256);
 	if (normal && reference)
-		randn_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off);
+		randn_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off, vec);
 	else if (normal)
-		randn_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off);
+		randn_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off, vec);
 	else if (reference)
-		rand_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off);
+		rand_like_k<double><<<blocks, 256, 0, g->stream>>>((double *)out, total, seed, off, vec);
 	else
-		rand_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off);
+		rand_like_k<float><<<blocks, 256, 0, g->stream>>>((float *)out, total, seed, off, vec);
 	KJ_LAUNCH_CHECK(err, name);
 	return 0;
 }
