@@ -879,6 +879,23 @@ static void random_cases(void)
 		 "output l: bool[B, N]\noutput e: bool[B, N]\noutput g: bool[N]\noutput h: bool[B, N]\n"
 		 "l = less(a, b)\ne = less_equal(b, a)\ng = greater(b, 0.1)\nh = greater_equal(a, 0)\n"
 		 "check B=7 N=33; B=1 N=1\n", NULL);
+	/* the 16-byte paths (compare_vec_k, where_vec_k, masked_fill_vec_k,
+	 * binary_rows_go's split row): the literal first (mirrored), 16-bit
+	 * pairs, a literal branch of where, and lengths with 1..7 left over */
+	run_text("compare_vec_tails", "input a: f16[N] ~ normal\ninput b: f16[N] ~ normal\ninput x: f32[N] ~ normal\n"
+		 "output l: bool[N]\noutput e: bool[N]\noutput g: bool[N]\noutput h: bool[N]\n"
+		 "l = less(0.25, x)\ne = less_equal(a, b)\ng = greater(a, -0.5)\nh = greater_equal(-0.1, b)\n"
+		 "check N=1; N=8; N=9; N=4103; N=100005\n", NULL);
+	run_text("where_vec_literals", "input x: f32[B, N] ~ normal\ninput h: bf16[B, N] ~ normal\n"
+		 "output y: f32[B, N]\noutput z: bf16[B, N]\noutput w: f32[B, N]\n"
+		 "y = where(less(x, 0.3), 0.0, x * 2.0)\nz = where(greater(h, 0.0), h, -1.0)\n"
+		 "w = masked_fill(x, greater(x, 1.0), 7.5)\ncheck B=3 N=1001; B=1 N=4; B=5 N=8195\n", NULL);
+	run_text("masked_fill_vec_bf16", "input x: bf16[B, N] ~ normal\noutput y: bf16[B, N]\n"
+		 "y = masked_fill(x / 0.9, less(x, -0.2), 0.0)\ncheck B=7 N=4099; B=1 N=15\n"
+		 "tol atol=0.02 rtol=1e-2\n", NULL);
+	run_text("binary_split_row", "input a: f32[N] ~ normal\ninput b: f32[N] ~ normal\ninput c: bf16[N] ~ normal\n"
+		 "output y: f32[N]\noutput z: bf16[N]\ny = a * 0.9 + b * 0.1\nz = c * 1.5 - c\n"
+		 "check N=5; N=1000003; N=4103\ntol atol=0.02 rtol=1e-2\n", NULL);
 }
 
 /* Table F variants that no task covers: every side and triangle of the

@@ -981,25 +981,55 @@ __global__ void where_k(const void *c, int cdt, const void *a, int adt, const vo
 	}
 }
 
-/* where_k when every operand has the output's shape, cond is bool and a, b
- * and out share a 4- or 2-byte type: 16-byte words of a, b and out with the
- * matching 4- or 8-byte word of cond (n a multiple of V, aligned buffers). */
-template <class E, int V, class CW>
+/* where_k when cond is a bool of the output's shape, a and b either have
+ * the output's shape or are one element (SA, SB: broadcast from their
+ * element 0, as the literal 0.0 of dropout), and a, b and out share a 4- or
+ * 2-byte type: 16-byte words of a, b and out with the matching 4- or 8-byte
+ * word of cond (aligned buffers; the first thread does the last total % V
+ * elements one by one). */
+template <class E, int V, class CW, bool SA, bool SB>
 __global__ void where_vec_k(const CW *__restrict__ c, const uint4 *__restrict__ a,
-			    const uint4 *__restrict__ b, uint4 *__restrict__ y, int64_t nw)
+			    const uint4 *__restrict__ b, uint4 *__restrict__ y, int64_t nw, int64_t total)
 {
+	const E a0 = SA ? *(const E *)a : E(), b0 = SB ? *(const E *)b : E();
 	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nw;
 	     i += (int64_t)gridDim.x * blockDim.x) {
 		CW cw = c[i];
-		uint4 av = a[i], bv = b[i], r;
+		uint4 av, bv, r;
+		if (!SA)
+			av = a[i];
+		if (!SB)
+			bv = b[i];
 		const unsigned char *cb = (const unsigned char *)&cw;
 		const E *ae = (const E *)&av, *be = (const E *)&bv;
 		E *re = (E *)&r;
 #pragma unroll
 		for (int t = 0; t < V; t++)
-			re[t] = cb[t] ? ae[t] : be[t];
+			re[t] = cb[t] ? (SA ? a0 : ae[t]) : (SB ? b0 : be[t]);
 		y[i] = r;
 	}
+	if (blockIdx.x == 0 && threadIdx.x == 0) /* the last total % V elements */
+		for (int64_t e = nw * V; e < total; e++)
+			((E *)y)[e] = ((const unsigned char *)c)[e] ? (SA ? a0 : ((const E *)a)[e])
+								     : (SB ? b0 : ((const E *)b)[e]);
+}
+
+template <class E, int V, class CW>
+static void where_vec_launch(kj_gpu *g, const void *c, const void *a, const void *b, void *y, int64_t total,
+			     bool sa, bool sb)
+{
+	const int64_t nw = total / V;
+	unsigned bl = kj_blocks(g, nw, 256);
+	const CW *cw = (const CW *)c;
+	const uint4 *av = (const uint4 *)a, *bv = (const uint4 *)b;
+	if (sa && sb)
+		where_vec_k<E, V, CW, true, true><<<bl, 256, 0, g->stream>>>(cw, av, bv, (uint4 *)y, nw, total);
+	else if (sa)
+		where_vec_k<E, V, CW, true, false><<<bl, 256, 0, g->stream>>>(cw, av, bv, (uint4 *)y, nw, total);
+	else if (sb)
+		where_vec_k<E, V, CW, false, true><<<bl, 256, 0, g->stream>>>(cw, av, bv, (uint4 *)y, nw, total);
+	else
+		where_vec_k<E, V, CW, false, false><<<bl, 256, 0, g->stream>>>(cw, av, bv, (uint4 *)y, nw, total);
 }
 
 /* Broadcast strides of the operands through the output shape; returns the
@@ -1034,22 +1064,21 @@ int kj_cuda_where(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out
 	rows = bc_init(&bc, &n->out.shape, ops, 3);
 	blocks = row_blocks(g, rows);
 	{
-		int full = 1, es = reference ? 8 : (int)kj_dtype_size(n->out.dtype);
-		for (int k = 0; k < 3; k++)
-			full = full && kjo_numel(ops[k]) == total;
-		int v = es == 4 ? 4 : es == 2 ? 8 : 0;
-		if (full && v && n->in[0].dtype == KJ_BOOL && adt == odt && bdt == odt && total % v == 0 &&
-		    (((uintptr_t)in[0] | (uintptr_t)in[1] | (uintptr_t)in[2] | (uintptr_t)out) & 15) == 0) {
-			int64_t nw = total / v;
+		/* the 16-byte path: cond full-shape bool, a and b full-shape or
+		 * one element, all of the output's 4- or 2-byte type */
+		int es = reference ? 8 : (int)kj_dtype_size(n->out.dtype), v = es == 4 ? 4 : es == 2 ? 8 : 0;
+		bool sa = kjo_numel(ops[1]) == 1 && total > 1, sb = kjo_numel(ops[2]) == 1 && total > 1;
+		bool full = kjo_numel(ops[0]) == total && (sa || kjo_numel(ops[1]) == total) &&
+			    (sb || kjo_numel(ops[2]) == total);
+		uintptr_t al = (uintptr_t)in[0] | (uintptr_t)out | (sa ? 0 : (uintptr_t)in[1]) |
+			       (sb ? 0 : (uintptr_t)in[2]);
+		if (full && v && n->in[0].dtype == KJ_BOOL && adt == odt && bdt == odt && total >= v &&
+		    (al & 15) == 0) {
 			if (v == 4)
-				where_vec_k<unsigned, 4, unsigned><<<kj_blocks(g, nw, 256), 256, 0, g->stream>>>(
-					(const unsigned *)in[0], (const uint4 *)in[1], (const uint4 *)in[2],
-					(uint4 *)out, nw);
+				where_vec_launch<unsigned, 4, unsigned>(g, in[0], in[1], in[2], out, total, sa, sb);
 			else
-				where_vec_k<unsigned short, 8, unsigned long long>
-					<<<kj_blocks(g, nw, 256), 256, 0, g->stream>>>(
-						(const unsigned long long *)in[0], (const uint4 *)in[1],
-						(const uint4 *)in[2], (uint4 *)out, nw);
+				where_vec_launch<unsigned short, 8, unsigned long long>(g, in[0], in[1], in[2], out,
+											total, sa, sb);
 			KJM_CHECK(err, "where");
 			return 0;
 		}
@@ -1084,6 +1113,31 @@ __global__ void masked_fill_k(const W *__restrict__ x, const void *mask, int mdt
 	}
 }
 
+/* masked_fill_k when the mask is a bool of the output's shape and the
+ * element is 4 or 2 bytes: 16-byte words of x and y with the matching 4- or
+ * 8-byte word of the mask (aligned buffers; the first thread does the last
+ * total % V elements one by one). */
+template <class E, int V, class CW>
+__global__ void masked_fill_vec_k(const uint4 *__restrict__ x, const CW *__restrict__ mask,
+				  uint4 *__restrict__ y, E value, int64_t nw, int64_t total)
+{
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nw;
+	     i += (int64_t)gridDim.x * blockDim.x) {
+		CW mw = mask[i];
+		uint4 xv = x[i];
+		const unsigned char *mb = (const unsigned char *)&mw;
+		E *xe = (E *)&xv;
+#pragma unroll
+		for (int t = 0; t < V; t++)
+			if (mb[t])
+				xe[t] = value;
+		y[i] = xv;
+	}
+	if (blockIdx.x == 0 && threadIdx.x == 0) /* the last total % V elements */
+		for (int64_t e = nw * V; e < total; e++)
+			((E *)y)[e] = ((const unsigned char *)mask)[e] ? value : ((const E *)x)[e];
+}
+
 int kj_cuda_masked_fill(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 			int reference, struct kj_err *err)
 {
@@ -1101,6 +1155,28 @@ int kj_cuda_masked_fill(kj_gpu *g, const kj_bnode *n, const void *const *in, voi
 		memcpy(vb, &v, 8);
 	else
 		kj_store(n->out.dtype, vb, 0, v);
+	{
+		int es = reference ? 8 : (int)kj_dtype_size(n->out.dtype), vw = es == 4 ? 4 : es == 2 ? 8 : 0;
+		if (vw && n->in[1].dtype == KJ_BOOL && kjo_numel(ops[0]) == total && total >= vw &&
+		    (((uintptr_t)in[0] | (uintptr_t)in[1] | (uintptr_t)out) & 15) == 0) {
+			int64_t nw = total / vw;
+			unsigned bl = kj_blocks(g, nw, 256);
+			if (vw == 4) {
+				unsigned val;
+				memcpy(&val, vb, 4);
+				masked_fill_vec_k<unsigned, 4, unsigned><<<bl, 256, 0, g->stream>>>(
+					(const uint4 *)in[0], (const unsigned *)in[1], (uint4 *)out, val, nw, total);
+			} else {
+				unsigned short val;
+				memcpy(&val, vb, 2);
+				masked_fill_vec_k<unsigned short, 8, unsigned long long><<<bl, 256, 0, g->stream>>>(
+					(const uint4 *)in[0], (const unsigned long long *)in[1], (uint4 *)out, val,
+					nw, total);
+			}
+			KJM_CHECK(err, "masked_fill");
+			return 0;
+		}
+	}
 	KJM_WORD_DISPATCH(reference ? 8 : (int)kj_dtype_size(n->out.dtype), {
 		W wv;
 		memcpy(&wv, vb, sizeof(W));

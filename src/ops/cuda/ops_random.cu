@@ -189,6 +189,133 @@ __global__ void compare_k(const void *a, const void *b, void *y, int64_t total, 
 	}
 }
 
+/* The baseline's common case: a full-shape float operand a (f32, f16 or
+ * bf16, also the promoted type, so rounding is the identity) against a
+ * full-shape b of the same type or one element b of any type (a literal:
+ * rounded to a's type once).  Each thread takes 16-byte words of a (and b)
+ * and stores the matching 4- or 8-byte word of bools (the last total % V
+ * elements one by one, by the first thread); comparing in float
+ * is exact for these types, NaN compares false as in double. */
+template <int KIND>
+__device__ __forceinline__ unsigned char cmp_f(float a, float b)
+{
+	return KIND == KJE_LT ? a < b : KIND == KJE_LE ? a <= b : KIND == KJE_GT ? a > b : a >= b;
+}
+
+template <class E>
+__device__ __forceinline__ float cmp_to_f(E v);
+template <>
+__device__ __forceinline__ float cmp_to_f<float>(float v)
+{
+	return v;
+}
+template <>
+__device__ __forceinline__ float cmp_to_f<__half>(__half v)
+{
+	return __half2float(v);
+}
+template <>
+__device__ __forceinline__ float cmp_to_f<__nv_bfloat16>(__nv_bfloat16 v)
+{
+	return __bfloat162float(v);
+}
+
+template <int KIND, class E, class CW, bool SB>
+__global__ void compare_vec_k(const uint4 *__restrict__ a, const void *__restrict__ b, CW *__restrict__ y,
+			      int64_t nw, int64_t total, int bdt, int pdt)
+{
+	constexpr int V = 16 / sizeof(E);
+	float b0 = 0.0f;
+	if (SB)
+		b0 = (float)kjd_round_to(pdt, kjd_load(bdt, b, 0));
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nw;
+	     i += (int64_t)gridDim.x * blockDim.x) {
+		uint4 av = a[i], bv;
+		if (!SB)
+			bv = ((const uint4 *)b)[i];
+		const E *ae = (const E *)&av, *be = (const E *)&bv;
+		CW r;
+		unsigned char *rb = (unsigned char *)&r;
+#pragma unroll
+		for (int t = 0; t < V; t++)
+			rb[t] = cmp_f<KIND>(cmp_to_f<E>(ae[t]), SB ? b0 : cmp_to_f<E>(be[t]));
+		y[i] = r;
+	}
+	if (blockIdx.x == 0 && threadIdx.x == 0) /* the last total % V elements */
+		for (int64_t e = nw * V; e < total; e++)
+			((unsigned char *)y)[e] = cmp_f<KIND>(cmp_to_f<E>(((const E *)a)[e]),
+							      SB ? b0 : cmp_to_f<E>(((const E *)b)[e]));
+}
+
+template <int KIND, class E, class CW>
+static void compare_vec_launch(kj_gpu *g, const void *a, const void *b, void *y, int64_t nw, int64_t total,
+			       bool sb, int bdt, int pdt)
+{
+	unsigned bl = kj_blocks(g, nw, 256);
+	if (sb)
+		compare_vec_k<KIND, E, CW, true><<<bl, 256, 0, g->stream>>>((const uint4 *)a, b, (CW *)y, nw,
+									     total, bdt, pdt);
+	else
+		compare_vec_k<KIND, E, CW, false><<<bl, 256, 0, g->stream>>>((const uint4 *)a, b, (CW *)y, nw,
+									      total, bdt, pdt);
+}
+
+template <int KIND>
+static void compare_vec_dt(kj_gpu *g, int adt, const void *a, const void *b, void *y, int64_t total,
+			   bool sb, int bdt, int pdt)
+{
+	if (adt == KJ_F32)
+		compare_vec_launch<KIND, float, unsigned>(g, a, b, y, total / 4, total, sb, bdt, pdt);
+	else if (adt == KJ_F16)
+		compare_vec_launch<KIND, __half, unsigned long long>(g, a, b, y, total / 8, total, sb, bdt, pdt);
+	else
+		compare_vec_launch<KIND, __nv_bfloat16, unsigned long long>(g, a, b, y, total / 8, total, sb, bdt,
+									     pdt);
+}
+
+/* Whether compare_vec_k serves the comparison (then launched): *kind is
+ * mirrored when the one-element operand is the first. */
+static bool compare_vec(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int kind,
+			int64_t total, const kje_cmp_geom *gm)
+{
+	int ia = gm->ia, ib = gm->ib, adt = gm->adt, bdt = gm->bdt;
+	const void *a = in[0], *b = in[1];
+	(void)n;
+	if (ia == KJE_IX_ONE && ib == KJE_IX_SAME && total > 1) { /* c > x is x < c */
+		static const int mirror[4] = {KJE_GT, KJE_GE, KJE_LT, KJE_LE};
+		kind = mirror[kind];
+		a = in[1];
+		b = in[0];
+		ia = KJE_IX_SAME;
+		ib = KJE_IX_ONE;
+		adt = gm->bdt;
+		bdt = gm->adt;
+	}
+	if (ia != KJE_IX_SAME || (adt != KJ_F32 && adt != KJ_F16 && adt != KJ_BF16) || gm->pdt != adt)
+		return false;
+	bool sb = ib == KJE_IX_ONE && total > 1;
+	if (!sb && (ib != KJE_IX_SAME || bdt != adt))
+		return false;
+	int v = adt == KJ_F32 ? 4 : 8;
+	if (total < v || (((uintptr_t)a | (uintptr_t)out | (sb ? 0 : (uintptr_t)b)) & 15))
+		return false;
+	switch (kind) {
+	case KJE_LT:
+		compare_vec_dt<KJE_LT>(g, adt, a, b, out, total, sb, bdt, gm->pdt);
+		break;
+	case KJE_LE:
+		compare_vec_dt<KJE_LE>(g, adt, a, b, out, total, sb, bdt, gm->pdt);
+		break;
+	case KJE_GT:
+		compare_vec_dt<KJE_GT>(g, adt, a, b, out, total, sb, bdt, gm->pdt);
+		break;
+	default:
+		compare_vec_dt<KJE_GE>(g, adt, a, b, out, total, sb, bdt, gm->pdt);
+		break;
+	}
+	return true;
+}
+
 static int operand_ix(const kj_shape *s, const kj_shape *os)
 {
 	if (kj_shape_eq(s, os))
@@ -219,6 +346,10 @@ static int run_compare(kj_gpu *g, const kj_bnode *n, const void *const *in, void
 	gm.bdt = kj_buf_dt(n->in[1].dtype, reference);
 	gm.pdt = (int)kj_promote(&n->in[0], &n->in[1]);
 	gm.odt = kj_buf_dt(KJ_BOOL, reference);
+	if (!reference && compare_vec(g, n, in, out, kind, total, &gm)) {
+		KJ_LAUNCH_CHECK(err, n->op->name);
+		return 0;
+	}
 	blocks = kj_blocks(g, total, 256);
 	switch (kind) {
 	case KJE_LT:
