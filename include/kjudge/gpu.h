@@ -98,6 +98,10 @@ int kj_gpu_exec_profile(kj_gpu_exec *x, int flush, double *node_ms, struct kj_er
 void kj_gpu_exec_free(kj_gpu_exec *x);
 /* 1 when op `name` has a CUDA implementation. */
 int kj_gpu_has_op(const char *name);
+/* The route the last 16-bit (f16/bf16) sdpa run on g took: "cudnn",
+ * "fused", "gemm" or "decode"; "" before any.  A static string.  For tests
+ * and debugging (KJ_SDPA_PATH forces a route, docs/baseline.md). */
+const char *kj_gpu_sdpa_path(const kj_gpu *g);
 
 /* Judge-side timing of the baseline: CUDA events on the context's stream
  * around exec_run, with the L2 flushed (a write of 2x L2) before each call. */

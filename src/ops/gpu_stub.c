@@ -30,6 +30,7 @@ int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err) { (void)x; return NOT_BU
 int kj_gpu_exec_profile(kj_gpu_exec *x, int flush, double *node_ms, struct kj_err *err) { (void)x; (void)flush; (void)node_ms; return NOT_BUILT(err); }
 void kj_gpu_exec_free(kj_gpu_exec *x) { (void)x; }
 int kj_gpu_has_op(const char *name) { (void)name; return 0; }
+const char *kj_gpu_sdpa_path(const kj_gpu *g) { (void)g; return ""; }
 int kj_gpu_l2_flush(kj_gpu *g, struct kj_err *err) { (void)g; return NOT_BUILT(err); }
 int kj_gpu_time_exec(kj_gpu *g, kj_gpu_exec *x, int flush, double *ms, struct kj_err *err) { (void)g; (void)x; (void)flush; *ms = 0; return NOT_BUILT(err); }
 int kj_gpu_calibrate(kj_gpu *g, kj_calib *out, struct kj_err *err) { (void)g; (void)out; return NOT_BUILT(err); }

@@ -949,6 +949,123 @@ static void linalg2_cases(void)
 		 "check N=2 C=3 H=31 W=31 OH=7 OW=7\n", NULL);
 }
 
+/* cuDNN's fused attention for 16-bit sdpa (ops_attn_cudnn.cu), forced with
+ * KJ_SDPA_PATH=cudnn: the sdpa tasks' shapes, then bf16 and f16, causal and
+ * not, E = 64 and 128, L = S from one row to ragged blocks, L != S both ways
+ * (the causal mask top-left aligned), each case's last shape asserted to
+ * have run in cuDNN; a shape cuDNN does not take (E = 13) falls back to the
+ * GEMM path; KJ_SDPA_PATH=fused and gemm take those routes; unforced, the
+ * first call's timing picks cuDNN or the fused kernel. */
+static void sdpa_cudnn_cases(void)
+{
+	static const char *const files[] = {
+		"tasks/level1/sdpa_causal_bf16.kt", "tasks/serving/prefill_attention_bf16.kt",
+		"tasks/serving/decode_attention_bf16.kt", "tasks/trace/llama/prefill_causal_attention_bf16.kt",
+	};
+	static const char *const forced[] = { "fused", "gemm" };
+	char id[96], body[1024];
+
+	setenv("KJ_SDPA_PATH", "cudnn", 1);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		kj_task *t = NULL;
+		struct kj_err err;
+		kj_err_init(&err);
+		if (ok(kj_task_load(files[i], &t, &err) == 0, "%s loads (KJ_SDPA_PATH=cudnn)", files[i]))
+			run_task(t, NULL);
+		else
+			printf("#   %s\n", err.msg);
+		kj_task_free(t);
+	}
+	for (int i = 0; i < 8; i++) {
+		const char *dt = i & 1 ? "f16" : "bf16";
+		int e = i & 4 ? 128 : 64;
+		snprintf(id, sizeof(id), "sdpa_cudnn_%s_%s_e%d", dt, i & 2 ? "causal" : "full", e);
+		snprintf(body, sizeof(body),
+			 "input q: %s[B, L, E] ~ normal\ninput k: %s[B, S, E] ~ normal\n"
+			 "input v: %s[B, S, E] ~ normal\noutput o: %s[B, L, E]\n"
+			 "o = sdpa(q, k, v, causal=%s)\n"
+			 "check B=3 L=1 S=1 E=%d; B=3 L=17 S=17 E=%d; B=3 L=64 S=64 E=%d; "
+			 "B=3 L=130 S=130 E=%d; B=3 L=257 S=257 E=%d\n"
+			 "tol atol=5e-3 rtol=1e-2\n",
+			 dt, dt, dt, dt, i & 2 ? "True" : "False", e, e, e, e, e);
+		run_text(id, body, NULL);
+		is_str(kj_gpu_sdpa_path(gpu), "cudnn", "%s L=S=257 ran in cuDNN", id);
+	}
+	for (int i = 0; i < 2; i++) {
+		snprintf(id, sizeof(id), "sdpa_cudnn_rect_%s", i ? "long_q" : "long_k");
+		snprintf(body, sizeof(body),
+			 "input q: bf16[B, L, E] ~ normal\ninput k: bf16[B, S, E] ~ normal\n"
+			 "input v: bf16[B, S, E] ~ normal\noutput o: bf16[B, L, E]\n"
+			 "o = sdpa(q, k, v, causal=True, scale=0.2)\ncheck B=2 L=%d S=%d E=64\n"
+			 "tol atol=5e-3 rtol=1e-2\n",
+			 i ? 300 : 37, i ? 37 : 300);
+		run_text(id, body, NULL);
+		is_str(kj_gpu_sdpa_path(gpu), "cudnn", "%s ran in cuDNN", id);
+	}
+	run_text("sdpa_cudnn_e13", "input q: bf16[B, L, E] ~ normal\ninput k: bf16[B, S, E] ~ normal\n"
+		 "input v: bf16[B, S, E] ~ normal\noutput o: bf16[B, L, E]\n"
+		 "o = sdpa(q, k, v, causal=True)\ncheck B=3 L=65 S=65 E=13\ntol atol=5e-3 rtol=1e-2\n", NULL);
+	is_str(kj_gpu_sdpa_path(gpu), "gemm", "sdpa E=13 with KJ_SDPA_PATH=cudnn falls back to the GEMM path");
+	for (int i = 0; i < 2; i++) {
+		setenv("KJ_SDPA_PATH", forced[i], 1);
+		snprintf(id, sizeof(id), "sdpa_forced_%s", forced[i]);
+		run_text(id, "input q: f16[B, L, E] ~ normal\ninput k: f16[B, S, E] ~ normal\n"
+			 "input v: f16[B, S, E] ~ normal\noutput o: f16[B, L, E]\n"
+			 "o = sdpa(q, k, v, causal=True)\ncheck B=3 L=130 S=130 E=64\ntol atol=5e-3 rtol=1e-2\n",
+			 NULL);
+		is_str(kj_gpu_sdpa_path(gpu), forced[i], "sdpa with KJ_SDPA_PATH=%s took that route", forced[i]);
+	}
+	unsetenv("KJ_SDPA_PATH");
+	/* unforced: timed on the first call, the choice kept for the second */
+	for (int i = 0; i < 2; i++) {
+		const char *path;
+		run_text("sdpa_cudnn_timed", "input q: bf16[B, L, E] ~ normal\ninput k: bf16[B, S, E] ~ normal\n"
+			 "input v: bf16[B, S, E] ~ normal\noutput o: bf16[B, L, E]\n"
+			 "o = sdpa(q, k, v, causal=True)\ncheck B=4 L=515 S=515 E=128\ntol atol=5e-3 rtol=1e-2\n",
+			 NULL);
+		path = kj_gpu_sdpa_path(gpu);
+		ok(!strcmp(path, "cudnn") || !strcmp(path, "fused"), "timed sdpa (call %d) took cuDNN or fused: %s",
+		   i + 1, path);
+		printf("#   sdpa B=4 L=S=515 E=128 causal bf16: %s\n", path);
+	}
+}
+
+/* The fused f32 sdpa (ops_attn_f32.cu: 3xTF32 mma.sync, E = Ev in {64,
+ * 128}, 64 query rows per CTA) forced with KJ_SDPA_F32=fused, at the f32
+ * attention tasks' tolerance against the fp64 oracle: one row, ragged and
+ * exact blocks of queries and keys (64 and 32 keys at E = 64 and 128), L !=
+ * S both ways (causal rows past S see every key; causal L < S stops at the
+ * diagonal), a decode-like L = 4 over S = 1100 (fused only when forced), a
+ * 1024-row shape; then the same shapes with KJ_SDPA_F32=gemm (the GEMM +
+ * softmax path), and a given scale over 3-d operands unforced. */
+static void sdpa_f32_cases(void)
+{
+	static const char *const paths[] = { "fused", "gemm" };
+	char id[64], body[1536];
+
+	for (int i = 0; i < 4; i++) {
+		setenv("KJ_SDPA_F32", paths[i >> 1], 1);
+		snprintf(id, sizeof(id), "sdpa_f32_%s_%s", paths[i >> 1], i & 1 ? "causal" : "full");
+		snprintf(body, sizeof(body),
+			 "input q: f32[B, H, L, E] ~ normal\ninput k: f32[B, H, S, E] ~ normal\n"
+			 "input v: f32[B, H, S, E] ~ normal\noutput o: f32[B, H, L, E]\n"
+			 "o = sdpa(q, k, v, causal=%s)\n"
+			 "check B=3 H=1 L=1 S=1 E=64; B=3 H=1 L=17 S=17 E=128; B=1 H=3 L=64 S=64 E=64; "
+			 "B=3 H=1 L=65 S=65 E=128; B=1 H=3 L=130 S=130 E=64; B=3 H=1 L=257 S=257 E=128; "
+			 "B=3 H=1 L=257 S=257 E=64; B=2 H=2 L=37 S=300 E=64; B=1 H=2 L=300 S=37 E=128; "
+			 "B=2 H=1 L=65 S=33 E=64; B=2 H=1 L=4 S=1100 E=64; B=1 H=2 L=1024 S=1024 E=64\n"
+			 "tol atol=1e-5 rtol=1e-4\n",
+			 i & 1 ? "True" : "False");
+		run_text(id, body, NULL);
+	}
+	unsetenv("KJ_SDPA_F32");
+	run_text("sdpa_f32_scale_3d", "input q: f32[B, L, E] ~ normal\ninput k: f32[B, S, E] ~ normal\n"
+		 "input v: f32[B, S, E] ~ normal\noutput o: f32[B, L, E]\n"
+		 "o = sdpa(q, k, v, causal=True, scale=0.3)\n"
+		 "check B=5 L=130 S=129 E=128; B=2 L=129 S=1 E=64; B=3 L=200 S=333 E=64\n"
+		 "tol atol=1e-5 rtol=1e-4\n", NULL);
+}
+
 int main(void)
 {
 	struct kj_err err;
@@ -995,6 +1112,8 @@ int main(void)
 	layout_cases();
 	linalg_norm_loss_cases();
 	misc_cases();
+	sdpa_f32_cases();
+	sdpa_cudnn_cases();
 	conv_pool_cases();
 	random_cases();
 	kj_gpu_close(gpu);

@@ -110,6 +110,7 @@ extern "C" void kj_gpu_close(kj_gpu *g)
 		cudaFree(g->live[i]);
 	free(g->live);
 	kj_cuda_dnn_release(g);
+	kj_cuda_attn_release(g);
 	if (g->scratch)
 		cudaFree(g->scratch);
 	if (g->ev1)

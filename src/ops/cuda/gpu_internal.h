@@ -34,6 +34,9 @@ struct kj_gpu {
 	kj_gpu_info info;
 	void *dnn;       /* cuDNN handle, plans and scratch of ops_conv.cu, made on first
 	                    use; kj_gpu_close releases it (kj_cuda_dnn_release) */
+	void *attn;      /* cuDNN attention plans of ops_attn_cudnn.cu, made on first use;
+	                    kj_gpu_close releases them (kj_cuda_attn_release) */
+	const char *sdpa_path; /* route of the last 16-bit sdpa (static string), or NULL */
 	void **live;     /* kj_gpu_alloc buffers not yet freed: kj_gpu_close frees them */
 	size_t nlive, live_cap;
 };
@@ -64,6 +67,8 @@ struct kj_gpu {
 
 /* Frees g->dnn (ops_conv.cu); a no-op when it was never made. */
 void kj_cuda_dnn_release(kj_gpu *g);
+/* Frees g->attn (ops_attn_cudnn.cu); a no-op when it was never made. */
+void kj_cuda_attn_release(kj_gpu *g);
 
 /* Launch geometry for n elements, grid-stride kernels. */
 static inline unsigned kj_grid_for(const kj_gpu *g, size_t n, unsigned block)

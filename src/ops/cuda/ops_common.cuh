@@ -359,6 +359,15 @@ kj_cuda_check_fn kj_cuda_op_find_check(const char *name);
 int kj_sdpa_decode(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int *handled,
 		   struct kj_err *err);
 
+/* sdpa for the f32 baseline by the fused 3xTF32 kernel (ops_attn_f32.cu:
+ * E == Ev in {64, 128}, 16-byte aligned operands, not decode-like unless
+ * KJ_SDPA_F32=fused; KJ_SDPA_F32=gemm turns it off).  Sets *handled to 0
+ * and returns 0 without launching anything for any other case, except a
+ * KJ_SDPA_F32 of another value: KJ_E_USAGE with err set; else *handled = 1
+ * and the result of the launch (0 or a KJ_E_* code with err set). */
+int kj_sdpa_f32(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int *handled,
+		struct kj_err *err);
+
 /* The dtype code of a buffer holding values of dtype t. */
 static inline int kj_buf_dt(kj_dtype t, int reference)
 {

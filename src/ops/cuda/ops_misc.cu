@@ -19,7 +19,9 @@
  *   kernel of ops_attn_decode.cu (K and V read once, chunks combined by
  *   log-sum-exp), the rest (other than decode-like L <= 8, S > 1024) one
  *   flash-style kernel (fa_fwd_k: mma.sync tiles, online softmax in f32, P
- *   rounded to the dtype as above).
+ *   rounded to the dtype as above) or cuDNN's fused attention
+ *   (ops_attn_cudnn.cu, which also takes E % 8 == 0 up to 128), whichever
+ *   ran faster on the shape's first call.
  * - Layout ops (cat, narrow, pad, flip, where, masked_fill, triu, tril,
  *   embedding) move elements as opaque words of the element size (8 bytes in
  *   the reference), so one kernel serves every dtype; contiguous copies use
@@ -43,6 +45,7 @@
  */
 #include "ops/cuda/ops_common.cuh"
 #include "ops/cuda/mma.cuh"
+#include "ops/cuda/ops_attn_cudnn.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -536,19 +539,43 @@ static int fa_launch(kj_gpu *g, const kjm_attn *a, const void *const *in, void *
 	return 0;
 }
 
-/* The fused path when fa_supported, else the GEMM + softmax path. */
+template <class T>
+static int fa_launch16(kj_gpu *g, const kjm_attn *a, const void *const *in, void *out, struct kj_err *err)
+{
+	return a->E == 64 ? fa_launch<T, 64>(g, a, in, out, err) : fa_launch<T, 128>(g, a, in, out, err);
+}
+
+/* The decode kernel for decode shapes; else cuDNN's fused attention where
+ * it serves the shape and beat the fused kernel on the shape's first call
+ * (ops_attn_cudnn.cu); else the fused kernel when fa_supported; else the
+ * GEMM + softmax path.  KJ_SDPA_PATH forces a route (ops_attn_cudnn.h). */
 template <class T>
 static int sdpa_16(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, struct kj_err *err)
 {
 	kjm_attn a;
+	int force = kj_sdpa_path_forced(), handled = 0, fa, rc;
 	/* decode shapes (a few query rows, long keys): split over the keys */
-	int handled = 0, rc = kj_sdpa_decode(g, n, in, out, &handled, err);
-	if (rc || handled)
-		return rc;
+	if (force == KJ_SDPA_AUTO) {
+		if ((rc = kj_sdpa_decode(g, n, in, out, &handled, err)) || handled) {
+			if (!rc)
+				g->sdpa_path = "decode";
+			return rc;
+		}
+	}
 	kjm_attn_geom(n, &a);
-	if (!fa_supported(&a, in, out))
-		return sdpa_run<T, float>(g, n, in, out, 0, err);
-	return a.E == 64 ? fa_launch<T, 64>(g, &a, in, out, err) : fa_launch<T, 128>(g, &a, in, out, err);
+	fa = fa_supported(&a, in, out);
+	if (force == KJ_SDPA_AUTO || force == KJ_SDPA_FORCE_CUDNN) {
+		rc = kj_sdpa_cudnn_pick(g, n->in[0].dtype, &a, in, out, fa ? fa_launch16<T> : NULL, &handled,
+					err);
+		if (rc || handled)
+			return rc;
+	}
+	if (fa && force != KJ_SDPA_FORCE_GEMM) {
+		g->sdpa_path = "fused";
+		return fa_launch16<T>(g, &a, in, out, err);
+	}
+	g->sdpa_path = "gemm";
+	return sdpa_run<T, float>(g, n, in, out, 0, err);
 }
 
 int kj_cuda_sdpa(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
@@ -557,8 +584,13 @@ int kj_cuda_sdpa(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 	if (reference)
 		return sdpa_run<double, double>(g, n, in, out, 1, err);
 	switch (n->in[0].dtype) {
-	case KJ_F32:
+	case KJ_F32: {
+		/* the fused 3xTF32 kernel (ops_attn_f32.cu) where it applies */
+		int handled = 0, rc = kj_sdpa_f32(g, n, in, out, &handled, err);
+		if (rc || handled)
+			return rc;
 		return sdpa_run<float, float>(g, n, in, out, 0, err);
+	}
 	case KJ_F16:
 		return sdpa_16<__half>(g, n, in, out, err);
 	case KJ_BF16:
