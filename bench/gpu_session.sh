@@ -48,7 +48,7 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 	# a file of shell assignments may set them too: gpu_session.sh recheck FILE
 	if [ -n "${2:-}" ]; then
 		. "$2"
-		export KJ_NODES KJ_GPU_ONLY KJ_CASES_ONLY KJ_BVT_ONLY KJ_RECHECK_TIMEOUT KJ_MULTI_TIMEOUT KJ_MULTI_N KJ_MULTI_BUDGET KJ_RECHECK_PY KJ_RECHECK_TRACE KJ_SERVE_TIMEOUT KJ_GPU_OPCASES
+		export KJ_NODES KJ_GPU_ONLY KJ_CASES_ONLY KJ_BVT_ONLY KJ_RECHECK_TIMEOUT KJ_MULTI_TIMEOUT KJ_MULTI_N KJ_MULTI_BUDGET KJ_RECHECK_PY KJ_RECHECK_TRACE KJ_SERVE_TIMEOUT KJ_GPU_OPCASES KJ_PY_ONLY KJ_SDPA_DEBUG KJ_PY_TIMEOUT
 	fi
 	# what changed since a full run: KJ_GPU_ONLY (task files for test_gpu_ops),
 	# KJ_CASES_ONLY (case files for t10), KJ_BVT_ONLY (tasks for baseline_vs_torch);
@@ -58,7 +58,8 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 	 timeout "${KJ_RECHECK_TIMEOUT:-250}" prove -f -v --exec '' "$KJ_BUILD"/tests/gpu/test_gpu_ops tests/gpu/t10_cuda_cases.sh \
 		>"$O/test-gpu.txt" 2>&1; echo "prove rc=$?" >>"$O/test-gpu.txt"
 	 if [ "${KJ_RECHECK_PY:-1}" = 1 ]; then
-		timeout 240 prove -f -v --exec '' tests/gpu/t50_python.sh >"$O/test-py.txt" 2>&1
+		# one line per case in py-cases.txt survives a timeout (prove's own output is buffered)
+		KJ_PY_LOG=$O/py-cases.txt timeout "${KJ_PY_TIMEOUT:-240}" prove -f -v --exec '' tests/gpu/t50_python.sh >"$O/test-py.txt" 2>&1
 		echo "prove rc=$?" >>"$O/test-py.txt"
 	 else
 		echo "t50_python not run (KJ_RECHECK_PY=0)" >"$O/test-py.txt"
@@ -80,6 +81,7 @@ if [[ ",$phase," == *",recheck,"* ]]; then
 	grep -E "^not ok" -A4 "$O/test-gpu.txt" "$O/test-py.txt" | head -60
 	grep -E "^(tests|/).*(ok|Failed|skipped)|^Files=|^Result|rc=" "$O/test-gpu.txt" "$O/test-py.txt"
 	sort -k4 -g -r "$O/cases.txt" 2>/dev/null | grep " pass " | cut -c1-160
+	[ -s "$O/py-cases.txt" ] && { echo "== python cases"; cut -c1-200 "$O/py-cases.txt"; }
 	echo "== baseline vs torch"
 	sed -n '/^shapes compared/,$p' "$O/bvt.log" | cut -c1-1500
 	echo "== trace"; grep -v "^== calibrate" "$O/trace.txt" | head -20
