@@ -122,6 +122,10 @@ def main():
     ap.add_argument("--total", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--only", default=None,
                     help="only tasks whose id contains one of these comma-separated parts")
+    ap.add_argument("--sizing-out", default=None, metavar="FILE",
+                    help="also write our measured time of every shape as tab-separated "
+                         "task, shape, ms (the format of tasks/sizing_h200.tsv, which "
+                         "`kjudge lint-tasks --sizing` prefers to its estimates)")
     a = ap.parse_args()
     t_start = time.monotonic()
     deadline = t_start + a.total
@@ -283,6 +287,15 @@ def main():
         out("failures: %d" % len(failures))
         for tid, msg in failures:
             out("  %s: %s" % (tid, msg))
+    if a.sizing_out:
+        with open(a.sizing_out, "w") as f:
+            f.write("# kjudge's eager baseline, median ms per bench shape, measured by\n"
+                    "# bench/baseline_vs_torch.py on %s, %s (torch %s)\n"
+                    "# task\tshape\tms\n" % (torch.cuda.get_device_name(0),
+                                              time.strftime("%Y-%m-%d"), torch.__version__))
+            for r in rows:
+                if r["ours"] is not None:
+                    f.write("%s\t%s\t%.4f\n" % (r["task"], r["shape"], r["ours"]))
     out("took %.1f s" % (time.monotonic() - t_start))
     return 0
 

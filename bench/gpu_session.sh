@@ -35,7 +35,7 @@ fi
 if want tests; then
 	(CUDA_VISIBLE_DEVICES=1 timeout 560 prove -f -v --exec '' "$KJ_BUILD"/tests/gpu/test_gpu_* \
 		tests/gpu/t*.sh >"$O/test-gpu.txt" 2>&1; echo "prove rc=$?" >>"$O/test-gpu.txt") &
-	(CUDA_VISIBLE_DEVICES=0 timeout 560 python3 bench/baseline_vs_torch.py --kjudge "$KJ" --total 500 \
+	(CUDA_VISIBLE_DEVICES=0 timeout 560 python3 bench/baseline_vs_torch.py --kjudge "$KJ" --total 500 --sizing-out "$O/sizing_h200.tsv" \
 		>"$O/bvt.log" 2>&1) &
 	wait
 	echo "== tests ($(el))"

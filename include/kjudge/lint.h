@@ -49,8 +49,35 @@ void kj_lint_opts_init(kj_lint_opts *o);
 typedef struct kj_sizing {
 	int bind;         /* index into task->binds */
 	double est_ms;
+	double meas_ms;   /* the measured time from a kj_sizing_table, or -1 */
 	double mem_bytes;
 } kj_sizing;
+
+/* Measured eager-baseline times per (task, bench shape), read from a
+ * tab-separated file of `task<TAB>shape<TAB>ms` lines (`#` starts a comment
+ * line), as bench/baseline_vs_torch.py --sizing-out writes it on the H200
+ * (tasks/sizing_h200.tsv).  A shape is `NAME=VALUE` pairs separated by
+ * spaces, in any order.  Where a task's bench shape has a measured time,
+ * the sizing rule uses it instead of the estimate: the estimate is a lower
+ * bound that some ops miss by far (a grouped, dilated transposed
+ * convolution ran 28x its estimate in cuDNN and in PyTorch alike).  A shape
+ * that changed has no entry and falls back to the estimate. */
+typedef struct kj_sizing_table kj_sizing_table;
+
+/* Loads the table at path into *out (owned by the caller: release with
+ * kj_sizing_table_free).  A missing file gives an empty table.  Returns 0,
+ * KJ_E_IO (unreadable), KJ_E_PARSE (a malformed line, named by path:line)
+ * or KJ_E_NOMEM. */
+int kj_sizing_table_load(const char *path, kj_sizing_table **out, struct kj_err *err);
+
+/* The measured ms of (task, shape), or -1 when the table (which may be NULL)
+ * has none. */
+double kj_sizing_table_find(const kj_sizing_table *tb, const char *task, const char *shape);
+
+/* Number of entries (0 for NULL). */
+int kj_sizing_table_count(const kj_sizing_table *tb);
+
+void kj_sizing_table_free(kj_sizing_table *tb);
 
 #define KJ_SIZING_MIN_MS 1.0      /* shorter: launch overhead and timer noise dominate */
 #define KJ_SIZING_MAX_MS 15.0     /* longer: a suite run takes hours */
@@ -59,9 +86,10 @@ typedef struct kj_sizing {
 /* Sizes every GPU bench shape of t (at most cap, filled into s); returns the
  * number sized (>= 0), or a negative KJ_E* code with err set when a shape
  * cannot be planned.  Reasons for shapes outside the limits above are
- * appended to r (which kj_lint_task may already hold). */
-int kj_lint_sizing(const kj_task *t, const kj_calib *c, kj_sizing *s, int cap,
-		   kj_lint_result *r, struct kj_err *err);
+ * appended to r (which kj_lint_task may already hold).  meas (may be NULL)
+ * supplies measured times that the time limits use in place of estimates. */
+int kj_lint_sizing(const kj_task *t, const kj_calib *c, const kj_sizing_table *meas, kj_sizing *s,
+		   int cap, kj_lint_result *r, struct kj_err *err);
 
 /* H200 figures (kjudge calibrate on the H200 machine, 2026-11) for sizing
  * without a calibration of one's own. */

@@ -21,6 +21,12 @@ static const char lint_usage[] =
 	"                 memory (task dtypes + fp64 reference + candidate copies) stay\n"
 	"                 under 40 GB\n"
 	"  --only-sizing  the sizing alone (fast), with each shape's estimate printed\n"
+	"  --sizing-table FILE\n"
+	"                 measured eager times (task<TAB>shape<TAB>ms, as\n"
+	"                 bench/baseline_vs_torch.py --sizing-out writes them on the\n"
+	"                 H200) that replace the estimates in the time rule; default\n"
+	"                 <root>/tasks/sizing_h200.tsv when it exists\n"
+	"  --estimates-only  ignore measured times: estimates alone\n"
 	"Exit 0 when every task passes, 1 when some fail, 2 on a usage error (or an\n"
 	"unknown TASK), 3 when a task cannot be loaded or the oracle fails.";
 
@@ -28,7 +34,7 @@ static const char lint_usage[] =
  * KJ_EXIT_FAIL, KJ_EXIT_USAGE (no such task) or KJ_EXIT_JUDGE. */
 #define MAX_SIZED 64
 
-static int lint_one(const char *arg, int json, int sizing, json_t *arr)
+static int lint_one(const char *arg, int json, int sizing, const kj_sizing_table *meas, json_t *arr)
 {
 	kj_task *t;
 	kj_lint_result r;
@@ -49,7 +55,7 @@ static int lint_one(const char *arg, int json, int sizing, json_t *arr)
 	}
 	memset(&r, 0, sizeof(r));
 	if ((sizing != 2 && kj_lint_task(t, NULL, &r, &err)) ||
-	    (sizing && (kj_calib_h200(&cal), nsz = kj_lint_sizing(t, &cal, sz, MAX_SIZED, &r, &err)) < 0)) {
+	    (sizing && (kj_calib_h200(&cal), nsz = kj_lint_sizing(t, &cal, meas, sz, MAX_SIZED, &r, &err)) < 0)) {
 		fprintf(stderr, "kjudge lint-tasks: %s: %s\n", t->id, err.msg);
 		o = json_object();
 		json_object_set_new(o, "task", json_string(t->id));
@@ -75,6 +81,8 @@ static int lint_one(const char *arg, int json, int sizing, json_t *arr)
 			kj_binding_str(t, &t->binds[sz[i].bind], bs, sizeof(bs));
 			json_object_set_new(x, "shape", json_string(bs));
 			json_object_set_new(x, "est_ms", json_real(sz[i].est_ms));
+			json_object_set_new(x, "measured_ms",
+					    sz[i].meas_ms > 0 ? json_real(sz[i].meas_ms) : json_null());
 			json_object_set_new(x, "mem_gb", json_real(sz[i].mem_bytes / 1e9));
 			json_array_append_new(sa, x);
 		}
@@ -86,8 +94,12 @@ static int lint_one(const char *arg, int json, int sizing, json_t *arr)
 			char bs[256];
 			for (int i = 0; i < nsz && i < MAX_SIZED; i++) {
 				kj_binding_str(t, &t->binds[sz[i].bind], bs, sizeof(bs));
-				printf("   %s %s: ~%.3g ms, %.2f GB\n", t->id, bs, sz[i].est_ms,
-				       sz[i].mem_bytes / 1e9);
+				if (sz[i].meas_ms > 0)
+					printf("   %s %s: ~%.3g ms, %.2f GB, measured %.3g ms\n", t->id, bs,
+					       sz[i].est_ms, sz[i].mem_bytes / 1e9, sz[i].meas_ms);
+				else
+					printf("   %s %s: ~%.3g ms, %.2f GB\n", t->id, bs, sz[i].est_ms,
+					       sz[i].mem_bytes / 1e9);
 			}
 		}
 		if (!r.nreasons) {
@@ -108,7 +120,12 @@ int cmd_lint_tasks(int argc, char **argv)
 {
 	static const struct option lo[] = { { "json", 0, 0, 'j' },        { "sizing", 0, 0, 's' },
 					    { "only-sizing", 0, 0, 'S' }, { "help", 0, 0, 'h' },
+					    { "sizing-table", 1, 0, 'T' }, { "estimates-only", 0, 0, 'E' },
 					    { 0, 0, 0, 0 } };
+	const char *table = NULL;
+	int estimates_only = 0;
+	char defpath[4096];
+	kj_sizing_table *meas = NULL;
 	int json = 0, sizing = 0, c, n = 0, passed = 0, failed = 0, errors = 0, usage = 0;
 	char **paths = NULL;
 	struct kj_err err;
@@ -121,6 +138,10 @@ int cmd_lint_tasks(int argc, char **argv)
 			sizing = sizing ? sizing : 1;
 		} else if (c == 'S') {
 			sizing = 2;
+		} else if (c == 'T') {
+			table = optarg;
+		} else if (c == 'E') {
+			estimates_only = 1;
 		} else if (c == 'h') {
 			puts(lint_usage);
 			return KJ_EXIT_OK;
@@ -140,9 +161,21 @@ int cmd_lint_tasks(int argc, char **argv)
 			return KJ_EXIT_JUDGE;
 		}
 	}
+	if (sizing && !estimates_only) {
+		if (!table) {
+			snprintf(defpath, sizeof(defpath), "%s/tasks/sizing_h200.tsv", kj_cli_root());
+			table = defpath;
+		}
+		kj_err_init(&err);
+		if (kj_sizing_table_load(table, &meas, &err)) {
+			fprintf(stderr, "kjudge lint-tasks: %s\n", err.msg);
+			kj_cli_free_list(paths, n);
+			return KJ_EXIT_USAGE;
+		}
+	}
 	arr = json_array();
 	for (int i = 0; i < (paths ? n : argc - optind); i++) {
-		int rc = lint_one(paths ? paths[i] : argv[optind + i], json, sizing, arr);
+		int rc = lint_one(paths ? paths[i] : argv[optind + i], json, sizing, meas, arr);
 		if (rc == KJ_EXIT_OK)
 			passed++;
 		else if (rc == KJ_EXIT_FAIL)
@@ -152,6 +185,7 @@ int cmd_lint_tasks(int argc, char **argv)
 		usage |= rc == KJ_EXIT_USAGE;
 	}
 	kj_cli_free_list(paths, n);
+	kj_sizing_table_free(meas);
 	if (json) {
 		json_t *o = json_object();
 		char *s;

@@ -8,6 +8,7 @@
 #include "kjudge/judge.h"
 #include "kjudge/lint.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -333,8 +334,155 @@ static double numel_of(const kj_tinfo *ti)
 	return n;
 }
 
-int kj_lint_sizing(const kj_task *t, const kj_calib *c, kj_sizing *s, int cap,
-		   kj_lint_result *r, struct kj_err *err)
+/* ---- measured sizing table ---- */
+
+struct sizing_entry {
+	char *task, *shape; /* shape canonical: its NAME=VALUE pairs sorted */
+	double ms;
+};
+
+struct kj_sizing_table {
+	struct sizing_entry *e;
+	int n, cap;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The pairs of shape sorted and joined by single spaces, into out (of
+ * outsz bytes); returns 0, or -1 when it does not fit or has too many. */
+static int canon_shape(const char *shape, char *out, size_t outsz)
+{
+	char buf[512], *tok[64], *save = NULL;
+	int n = 0;
+	size_t len = 0;
+	size_t sl = strlen(shape);
+	if (sl >= sizeof(buf))
+		return -1;
+	memcpy(buf, shape, sl + 1);
+	for (char *p = strtok_r(buf, " \t", &save); p; p = strtok_r(NULL, " \t", &save)) {
+		if (n == 64)
+			return -1;
+		tok[n++] = p;
+	}
+	qsort(tok, (size_t)n, sizeof(tok[0]), cmp_str);
+	out[0] = 0;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(tok[i]);
+		if (len + l + 2 > outsz)
+			return -1;
+		if (i)
+			out[len++] = ' ';
+		memcpy(out + len, tok[i], l + 1);
+		len += l;
+	}
+	return 0;
+}
+
+void kj_sizing_table_free(kj_sizing_table *tb)
+{
+	if (!tb)
+		return;
+	for (int i = 0; i < tb->n; i++) {
+		free(tb->e[i].task);
+		free(tb->e[i].shape);
+	}
+	free(tb->e);
+	free(tb);
+}
+
+int kj_sizing_table_count(const kj_sizing_table *tb)
+{
+	return tb ? tb->n : 0;
+}
+
+int kj_sizing_table_load(const char *path, kj_sizing_table **out, struct kj_err *err)
+{
+	kj_sizing_table *tb = calloc(1, sizeof(*tb));
+	char line[1024], canon[512];
+	int lineno = 0, rc = 0;
+	FILE *f;
+	*out = NULL;
+	if (!tb)
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	if (!(f = fopen(path, "r"))) {
+		if (errno == ENOENT) {
+			*out = tb;
+			return 0;
+		}
+		kj_sizing_table_free(tb);
+		return kj_err_set(err, KJ_E_IO, "%s: %s", path, strerror(errno));
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char *task, *shape, *ms, *end, *save = NULL;
+		double v;
+		lineno++;
+		line[strcspn(line, "\r\n")] = 0;
+		if (!line[0] || line[0] == '#')
+			continue;
+		task = strtok_r(line, "\t", &save);
+		shape = strtok_r(NULL, "\t", &save);
+		ms = strtok_r(NULL, "\t", &save);
+		if (!task || !shape || !ms || strtok_r(NULL, "\t", &save)) {
+			rc = kj_err_set(err, KJ_E_PARSE, "%s:%d: expected task<TAB>shape<TAB>ms", path, lineno);
+			break;
+		}
+		v = strtod(ms, &end);
+		if (end == ms || *end || !(v > 0) || v > 1e9) {
+			rc = kj_err_set(err, KJ_E_PARSE, "%s:%d: '%s' is not a time in ms", path, lineno, ms);
+			break;
+		}
+		if (canon_shape(shape, canon, sizeof(canon))) {
+			rc = kj_err_set(err, KJ_E_PARSE, "%s:%d: shape '%.60s' is too long", path, lineno, shape);
+			break;
+		}
+		if (tb->n == tb->cap) {
+			int nc = tb->cap ? 2 * tb->cap : 256;
+			struct sizing_entry *ne = realloc(tb->e, (size_t)nc * sizeof(*ne));
+			if (!ne) {
+				rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
+				break;
+			}
+			tb->e = ne;
+			tb->cap = nc;
+		}
+		tb->e[tb->n].task = strdup(task);
+		tb->e[tb->n].shape = strdup(canon);
+		tb->e[tb->n].ms = v;
+		if (!tb->e[tb->n].task || !tb->e[tb->n].shape) {
+			free(tb->e[tb->n].task);
+			free(tb->e[tb->n].shape);
+			rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
+			break;
+		}
+		tb->n++;
+	}
+	if (!rc && ferror(f))
+		rc = kj_err_set(err, KJ_E_IO, "%s: read error", path);
+	fclose(f);
+	if (rc) {
+		kj_sizing_table_free(tb);
+		return rc;
+	}
+	*out = tb;
+	return 0;
+}
+
+double kj_sizing_table_find(const kj_sizing_table *tb, const char *task, const char *shape)
+{
+	char canon[512];
+	if (!tb || !tb->n || canon_shape(shape, canon, sizeof(canon)))
+		return -1;
+	for (int i = tb->n - 1; i >= 0; i--) /* a later line wins */
+		if (!strcmp(tb->e[i].task, task) && !strcmp(tb->e[i].shape, canon))
+			return tb->e[i].ms;
+	return -1;
+}
+
+int kj_lint_sizing(const kj_task *t, const kj_calib *c, const kj_sizing_table *meas, kj_sizing *s,
+		   int cap, kj_lint_result *r, struct kj_err *err)
 {
 	int n = 0, abi[MAX_ABI], nabi = kj_task_abi_values(t, abi, MAX_ABI);
 	/* suites of deployment shapes keep theirs, however short (a decode GEMV
@@ -363,15 +511,23 @@ int kj_lint_sizing(const kj_task *t, const kj_calib *c, kj_sizing *s, int cap,
 		for (int i = 0; i < nabi && i < MAX_ABI; i++)
 			mem += numel_of(&p.vals[abi[i]]) * (double)kj_dtype_size(p.vals[abi[i]].dtype);
 		kj_binding_str(t, &t->binds[b], bs, sizeof(bs));
-		if (!real_shapes && (ms < KJ_SIZING_MIN_MS || ms > KJ_SIZING_MAX_MS))
-			add_reason(r, "bench %s: eager baseline estimated at %.3g ms on %s, outside "
-				   "[%g, %g] ms", bs, ms, c->name, KJ_SIZING_MIN_MS, KJ_SIZING_MAX_MS);
+		double mm = kj_sizing_table_find(meas, t->id, bs), use = mm > 0 ? mm : ms;
+		if (!real_shapes && (use < KJ_SIZING_MIN_MS || use > KJ_SIZING_MAX_MS)) {
+			if (mm > 0)
+				add_reason(r, "bench %s: eager baseline measured at %.3g ms on the H200 "
+					   "(sizing table; estimated %.3g ms), outside [%g, %g] ms", bs, mm, ms,
+					   KJ_SIZING_MIN_MS, KJ_SIZING_MAX_MS);
+			else
+				add_reason(r, "bench %s: eager baseline estimated at %.3g ms on %s, outside "
+					   "[%g, %g] ms", bs, ms, c->name, KJ_SIZING_MIN_MS, KJ_SIZING_MAX_MS);
+		}
 		if (mem > KJ_SIZING_MAX_BYTES)
 			add_reason(r, "bench %s: needs about %.1f GB of device memory (over %.0f GB)", bs,
 				   mem / 1e9, KJ_SIZING_MAX_BYTES / 1e9);
 		if (n < cap) {
 			s[n].bind = b;
 			s[n].est_ms = ms;
+			s[n].meas_ms = mm;
 			s[n].mem_bytes = mem;
 		}
 		n++;

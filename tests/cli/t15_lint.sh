@@ -68,6 +68,21 @@ expect_success "every shipped task passes the sizing lint" '
 expect_success "--only-sizing fails a bench shape estimated under 1 ms" '
 	"$KJ" lint-tasks --only-sizing "$TMP/short.kt" >"$TMP/o"; test $? -eq 1 &&
 	grep -q "bench N=1024: eager baseline estimated at" "$TMP/o"'
+expect_success "a measured time (tasks/sizing_h200.tsv) replaces the estimate: 11.5 ms, not 0.41" '
+	"$KJ" lint-tasks --only-sizing level1/conv_transpose2d_strided_grouped >"$TMP/o" &&
+	grep -q "CO=64: ~0.412 ms, 6.99 GB, measured 11.5 ms" "$TMP/o" &&
+	grep -q "^ok level1/conv_transpose2d_strided_grouped$" "$TMP/o"'
+expect_success "--estimates-only ignores the measured times (and the estimate fails that task)" '
+	"$KJ" lint-tasks --only-sizing --estimates-only level1/conv_transpose2d_strided_grouped >"$TMP/o"
+	test $? -eq 1 && grep -q "eager baseline estimated at 0.412 ms" "$TMP/o"'
+printf 'level1/relu\tB=8192 D=65536\t0.25\n' >"$TMP/meas.tsv"
+printf 'level1/relu\tB=8192 D=65536\n' >"$TMP/bad.tsv"
+expect_success "--sizing-table FILE: a measured 0.25 ms relu fails, and the reason says measured" '
+	"$KJ" lint-tasks --only-sizing --sizing-table "$TMP/meas.tsv" level1/relu >"$TMP/o"
+	test $? -eq 1 && grep -q "bench B=8192 D=65536: eager baseline measured at 0.25 ms on the H200" "$TMP/o"'
+expect_success "a malformed --sizing-table is a usage error naming the line" '
+	"$KJ" lint-tasks --only-sizing --sizing-table "$TMP/bad.tsv" level1/relu 2>"$TMP/e"
+	test $? -eq 2 && grep -q "bad.tsv:1: expected task<TAB>shape<TAB>ms" "$TMP/e"'
 expect_success "--sizing --json adds each shape's estimate" '
 	"$KJ" lint-tasks --sizing --json level1/relu >"$TMP/o.json" &&
 	test "$(json_get "$TMP/o.json" tasks.0.sizing.0.shape)" = "B=8192 D=65536"'

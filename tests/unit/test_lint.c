@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kjudge/lint.h"
 #include "kjudge/task.h"
@@ -48,6 +49,9 @@ static int has_prefix(const kj_lint_result *r, const char *want)
 	return 0;
 }
 
+/* Measured times the sizing below uses (NULL: estimates only). */
+static const kj_sizing_table *meas;
+
 /* Sizes the GPU bench shapes of text with the built-in H200 figures. */
 static int size_text(const char *text, kj_sizing *s, kj_lint_result *r)
 {
@@ -62,7 +66,7 @@ static int size_text(const char *text, kj_sizing *s, kj_lint_result *r)
 		return -1;
 	}
 	kj_calib_h200(&c);
-	n = kj_lint_sizing(t, &c, s, 8, r, &err);
+	n = kj_lint_sizing(t, &c, meas, s, 8, r, &err);
 	kj_task_free(t);
 	if (n < 0)
 		ok(0, "sizing: %s", err.msg);
@@ -102,6 +106,66 @@ static void sizing_cases(void)
 	is_int(r.nreasons, 1, "a relu over 16 GB takes long enough (7.5 ms): one reason");
 	ok(has_prefix(&r, "bench N=4000000000: needs about 128.0 GB of device memory (over 40 GB)"),
 	   "but needs more device memory than a shape may");
+}
+
+/* Writes text to path; returns 0 or -1. */
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* The measured-times table: parsing, lookups in any pair order, and the
+ * sizing rule taking a measured time over the estimate both ways. */
+static void sizing_table_cases(void)
+{
+	char path[128];
+	kj_sizing_table *tb = NULL;
+	kj_sizing s[8];
+	kj_lint_result r;
+	struct kj_err err;
+
+	snprintf(path, sizeof(path), "/tmp/kjt_sizing_%d.tsv", (int)getpid());
+	kj_err_init(&err);
+	ok(write_file(path, "# kjudge sizing\n# task\tshape\tms\n\nsize\tD=65536 B=8192\t0.5\n"
+			    "size\tN=4096\t3.25\nother\tN=4096\t99\n") == 0,
+	   "table written");
+	is_int(kj_sizing_table_load(path, &tb, &err), 0, "a table of three lines loads");
+	is_int(kj_sizing_table_count(tb), 3, "comments and blank lines are skipped");
+	ok(kj_sizing_table_find(tb, "size", "B=8192 D=65536") == 0.5, "a shape is found whatever its pair order");
+	ok(kj_sizing_table_find(tb, "size", "B=8192 D=1") < 0, "another shape of the task is not");
+	ok(kj_sizing_table_find(tb, "u", "N=4096") < 0, "nor the shape of another task");
+	ok(kj_sizing_table_find(NULL, "size", "N=4096") < 0, "no table: nothing measured");
+
+	meas = tb; /* size_text parses "size.kt": the task id is "size" */
+	size_text(HEAD "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\ny = relu(x)\n"
+		       "check B=1 D=1\nbench B=8192 D=65536 weight=1\n", s, &r);
+	ok(s[0].meas_ms == 0.5 && s[0].est_ms > 1.0, "relu: measured 0.5 ms next to its 1.01 ms estimate");
+	is_int(r.nreasons, 1, "a measured 0.5 ms fails the rule the estimate passes");
+	ok(has_prefix(&r, "bench B=8192 D=65536: eager baseline measured at 0.5 ms on the H200"),
+	   "and the reason says it was measured");
+	size_text(HEAD "input a: bf16[N, N] ~ normal\ninput b: bf16[N, N] ~ normal\noutput c: bf16[N, N]\n"
+		       "c = matmul(a, b)\ncheck N=3\nbench N=4096 weight=1\n", s, &r);
+	is_int(r.nreasons, 0, "a bf16 matmul estimated at 0.18 ms but measured at 3.25 ms passes");
+	meas = NULL;
+	kj_sizing_table_free(tb);
+
+	tb = NULL;
+	ok(write_file(path, "t\tN=4096\t3.25\nt\tB=1\n") == 0, "a table with a short line");
+	is_int(kj_sizing_table_load(path, &tb, &err), KJ_E_PARSE, "a line without its time is an error");
+	ok(strstr(err.msg, ":2: expected task<TAB>shape<TAB>ms") != NULL, "naming the line: %s", err.msg);
+	ok(tb == NULL, "and no table is returned");
+	ok(write_file(path, "t\tN=4096\tfast\n") == 0, "a table with a word for a time");
+	kj_err_init(&err);
+	is_int(kj_sizing_table_load(path, &tb, &err), KJ_E_PARSE, "a time that is not a number is an error");
+	unlink(path);
+	kj_err_init(&err);
+	is_int(kj_sizing_table_load(path, &tb, &err), 0, "a missing table is no error");
+	is_int(kj_sizing_table_count(tb), 0, "but an empty table");
+	kj_sizing_table_free(tb);
 }
 
 int main(void)
@@ -175,5 +239,6 @@ int main(void)
 	   "the constant argmax does not vary");
 
 	sizing_cases();
+	sizing_table_cases();
 	return done_testing();
 }
