@@ -1,6 +1,7 @@
 /*
  * Table F of the op registry: signatures, shape/dtype rules and cost rules
- * of linalg_solve_triangular, linalg_cholesky and interpolate (table_f.h).
+ * of linalg_solve_triangular, linalg_cholesky, interpolate and grid_sample
+ * (table_f.h).
  * The kernels are in src/ops/cpu/ (cpu64_f.c, cpu32_f.c from
  * linalg2_impl.h) and src/ops/cuda/ops_linalg2.cu.  Cost conventions:
  * docs/ops.md.
@@ -21,6 +22,8 @@ static const kj_param p_trsm[] = {T_REQ("A"), T_REQ("B"), A_REQ("upper", KJ_ATTR
 static const kj_param p_chol[] = {T_REQ("A"), A_B("upper", 0)};
 static const kj_param p_interp[] = {T_REQ("input"), A_REQ("size", KJ_ATTR_INTS),
 				    A_S("mode", "nearest"), A_B("align_corners", 0)};
+static const kj_param p_gs[] = {T_REQ("input"), T_REQ("grid"), A_S("mode", "bilinear"),
+				A_S("padding_mode", "zeros"), A_B("align_corners", 0)};
 
 /* A is [..., n, n] of dtype f32 (the only dtype the CUDA baseline has). */
 static int check_square(const char *op, const kj_tinfo *a, char *msg, size_t len)
@@ -151,6 +154,49 @@ static void cost_interp(const kj_bnode *n, kj_cost *c)
 	c->min_bytes = kjo_io_bytes(n);
 }
 
+static int infer_gs(kj_bnode *n, char *msg, size_t len)
+{
+	const kj_tinfo *x = &n->in[0], *g = &n->in[1];
+	const char *mode = kjo_attr(n, KJF_GS_MODE)->s, *pad = kjo_attr(n, KJF_GS_PAD)->s;
+	char s1[160], s2[160];
+	if (x->shape.rank != 4)
+		return kjo_fail(msg, len, "grid_sample: expected a 4-D input [N, C, H, W], got %s",
+				kjo_dims_str(x, s1, sizeof s1));
+	if (!kj_dtype_is_float(x->dtype))
+		return kjo_fail(msg, len, "grid_sample: input dtype %s is not a floating-point type",
+				kj_dtype_name(x->dtype));
+	if (g->dtype != x->dtype)
+		return kjo_fail(msg, len, "grid_sample: grid dtype %s differs from input dtype %s",
+				kj_dtype_name(g->dtype), kj_dtype_name(x->dtype));
+	if (g->shape.rank != 4 || g->shape.d[3] != 2 || g->shape.d[0] != x->shape.d[0])
+		return kjo_fail(msg, len, "grid_sample: grid %s does not fit input %s (expected "
+				"[N, Ho, Wo, 2] with the input's N)", kjo_dims_str(g, s1, sizeof s1),
+				kjo_dims_str(x, s2, sizeof s2));
+	if (strcmp(mode, "bilinear") && strcmp(mode, "nearest"))
+		return kjo_fail(msg, len, "grid_sample: mode \"%s\" is not supported (expected "
+				"\"bilinear\" or \"nearest\")", mode);
+	if (kjf_gs_pad(n) < 0)
+		return kjo_fail(msg, len, "grid_sample: padding_mode \"%s\" is not supported "
+				"(expected \"zeros\", \"border\" or \"reflection\")", pad);
+	n->out = *x;
+	n->out.weak = 0;
+	for (int i = 2; i < 4; i++) {
+		n->out.shape.d[i] = g->shape.d[i - 1];
+		n->out.label[i] = g->label[i - 1];
+	}
+	return 0;
+}
+
+/* bilinear: 7 per output element (four products with the weights, three
+ * sums; the per-pixel coordinates and weights are not counted, as for
+ * interpolate); nearest moves only.  Bytes: input, grid and output. */
+static void cost_gs(const kj_bnode *n, kj_cost *c)
+{
+	int nearest = !strcmp(kjo_attr(n, KJF_GS_MODE)->s, "nearest");
+	c->flops = nearest ? 0 : 7.0 * (double)kjo_numel(&n->out.shape);
+	c->min_bytes = kjo_io_bytes(n);
+}
+
 #define NP(p) (int)(sizeof(p) / sizeof((p)[0])), p
 #define KERNELS(k) kj_cpu64_##k, kj_cpu32_##k
 
@@ -178,6 +224,20 @@ const kj_op kj_ops_f[] = {
 	 "i0 = floor(src), i1 = min(i0+1, in-1), weight of i1 = src - i0, H and W separably",
 	 NP(p_interp), infer_interp, cost_interp, KERNELS(interpolate),
 	 "size only (no scale_factor); modes nearest and bilinear; align_corners defaults to False "
+	 "(PyTorch: None, which means False)"},
+	{"grid_sample",
+	 "grid_sample(input, grid, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=False): "
+	 "F.grid_sample of input [N, C, H, W] at grid [N, Ho, Wo, 2] (last dim (x, y), x along W, "
+	 "-1 and 1 the outer pixel edges; align_corners=True: the outer pixel centres) to "
+	 "[N, C, Ho, Wo]; pixel coordinate ix = ((x+1)*W-1)/2 (align_corners=True: "
+	 "(x+1)/2*(W-1)), iy likewise with H; \"border\" clamps it to [0, W-1], "
+	 "\"reflection\" reflects it about the image's edges (align_corners=True: the outer "
+	 "pixel centres) until inside, then clamps; \"bilinear\": "
+	 "the 4 taps around (ix, iy) weighted by the fractional parts, taps outside the image "
+	 "count 0; \"nearest\": the pixel at (round(ix), round(iy)), ties to even, 0 outside",
+	 NP(p_gs), infer_gs, cost_gs, KERNELS(grid_sample),
+	 "4-D only; modes bilinear and nearest (no bicubic); input and grid share one float "
+	 "dtype; align_corners defaults to False "
 	 "(PyTorch: None, which means False)"},
 };
 

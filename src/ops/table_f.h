@@ -16,6 +16,14 @@
  *       and "bilinear"; the source coordinates follow PyTorch's f32 formulas
  *       (kjf_* below), computed in float by every kernel so that the
  *       discontinuous nearest index agrees bit for bit.
+ *   grid_sample(input, grid, mode="bilinear", padding_mode="zeros",
+ *               align_corners=False)
+ *       F.grid_sample for input [N, C, H, W] and grid [N, Ho, Wo, 2] (x
+ *       along W, y along H, in [-1, 1] inside the image): out [N, C, Ho, Wo];
+ *       modes "bilinear" and "nearest" (round half to even), padding
+ *       "zeros", "border" and "reflection".  The coordinate arithmetic is in the kernel's
+ *       own precision (double for the oracle and the reference, float for
+ *       the baselines), with kjf_gs_* below.
  *
  * The helpers are static inline and marked __host__ __device__ under nvcc,
  * so the CPU kernels (src/ops/cpu/linalg2_impl.h) and the CUDA ones
@@ -34,7 +42,8 @@
 extern const kj_op kj_ops_f[];
 extern const int kj_ops_f_count;
 
-#define KJ_OPS_F_KERNELS(X) X(linalg_solve_triangular) X(linalg_cholesky) X(interpolate)
+#define KJ_OPS_F_KERNELS(X) X(linalg_solve_triangular) X(linalg_cholesky) X(interpolate) \
+	X(grid_sample)
 
 #define KJ_OPS_F_DECL(k) \
 	int kj_cpu64_##k(const kj_bnode *n, const double *const *in, double *out, \
@@ -52,9 +61,28 @@ KJ_OPS_F_KERNELS(KJ_OPS_F_DECL)
 #define KJF_INTERP_SIZE 0
 #define KJF_INTERP_MODE 1
 #define KJF_INTERP_ALIGN 2
+#define KJF_GS_MODE 0
+#define KJF_GS_PAD 1
+#define KJF_GS_ALIGN 2
 
 /* interpolate modes */
 enum { KJF_NEAREST = 0, KJF_BILINEAR = 1 };
+/* grid_sample padding modes */
+enum { KJF_PAD_ZEROS = 0, KJF_PAD_BORDER = 1, KJF_PAD_REFLECTION = 2 };
+
+/* The padding mode of a grid_sample node (KJF_PAD_*), or -1 for an unknown
+ * one. */
+static inline int kjf_gs_pad(const kj_bnode *n)
+{
+	const char *p = kjo_attr(n, KJF_GS_PAD)->s;
+	if (!strcmp(p, "zeros"))
+		return KJF_PAD_ZEROS;
+	if (!strcmp(p, "border"))
+		return KJF_PAD_BORDER;
+	if (!strcmp(p, "reflection"))
+		return KJF_PAD_REFLECTION;
+	return -1;
+}
 
 /* The geometry of a solve: batch matrices, A n x n, B and X rows x cols. */
 typedef struct kjf_trsm_geom {
@@ -117,6 +145,95 @@ KJ_HD static inline void kjf_linear_src(int64_t dst, float scale, int64_t in, in
 	*i0 = (int64_t)src;
 	*step = *i0 < in - 1 ? 1 : 0;
 	*lambda = src - (float)*i0;
+}
+
+/* grid_sample: the pixel coordinate of a normalised grid value g along an
+ * extent `size` (PyTorch's grid_sampler_compute_source_index: unnormalise,
+ * then for "border" clip to [0, size - 1], for "reflection" reflect about
+ * the image's edges (align_corners=True: the outer pixel centres, else the
+ * outer pixel edges) and clip), written once per precision.  Every product
+ * is rounded on its own (no fused multiply-add: the C build uses
+ * -ffp-contract=off, the CUDA code __fmul_rn and friends through KJF_*), so
+ * the CPU and CUDA kernels of one precision compute the same coordinate bit
+ * for bit, and nearest's rounding of a tie cannot differ between them.
+ * "border" and "reflection" give a value in [0, size - 1]; a NaN coordinate
+ * becomes 0 there (fmax). */
+#ifdef __CUDA_ARCH__
+#define KJF_FADD(a, b) __fadd_rn((a), (b))
+#define KJF_DMUL(a, b) __dmul_rn((a), (b))
+#define KJF_DADD(a, b) __dadd_rn((a), (b))
+#else
+#define KJF_FADD(a, b) ((a) + (b))
+#define KJF_DMUL(a, b) ((a) * (b))
+#define KJF_DADD(a, b) ((a) + (b))
+#endif
+
+/* reflect_coordinates: c folded into [lo, hi] = [twice_lo / 2, twice_hi / 2]
+ * by reflections at both ends (the parity of the number of spans crossed
+ * picks the direction). */
+KJ_HD static inline float kjf_gs_reflect_f(float c, float twice_lo, float twice_hi)
+{
+	float lo, span, extra, flips;
+	if (twice_lo == twice_hi)
+		return 0.0f;
+	lo = twice_lo / 2.0f;
+	span = (twice_hi - twice_lo) / 2.0f;
+	c = fabsf(c - lo);
+	extra = fmodf(c, span);
+	flips = floorf(c / span);
+	return fmodf(flips, 2.0f) == 0.0f ? extra + lo : (span - extra) + lo;
+}
+
+KJ_HD static inline double kjf_gs_reflect_d(double c, double twice_lo, double twice_hi)
+{
+	double lo, span, extra, flips;
+	if (twice_lo == twice_hi)
+		return 0.0;
+	lo = twice_lo / 2.0;
+	span = (twice_hi - twice_lo) / 2.0;
+	c = fabs(c - lo);
+	extra = fmod(c, span);
+	flips = floor(c / span);
+	return fmod(flips, 2.0) == 0.0 ? extra + lo : (span - extra) + lo;
+}
+
+KJ_HD static inline float kjf_gs_coord_f(float g, int64_t size, int align, int pad)
+{
+	float c, s = (float)size;
+	if (align)
+		c = KJF_FMUL(KJF_FADD(g, 1.0f) / 2.0f, s - 1.0f);
+	else
+		c = KJF_FADD(KJF_FMUL(KJF_FADD(g, 1.0f), s), -1.0f) / 2.0f;
+	if (pad == KJF_PAD_REFLECTION)
+		c = align ? kjf_gs_reflect_f(c, 0.0f, 2.0f * (s - 1.0f))
+			  : kjf_gs_reflect_f(c, -1.0f, 2.0f * s - 1.0f);
+	if (pad != KJF_PAD_ZEROS)
+		c = fminf(fmaxf(c, 0.0f), s - 1.0f);
+	return c;
+}
+
+KJ_HD static inline double kjf_gs_coord_d(double g, int64_t size, int align, int pad)
+{
+	double c, s = (double)size;
+	if (align)
+		c = KJF_DMUL(KJF_DADD(g, 1.0) / 2.0, s - 1.0);
+	else
+		c = KJF_DADD(KJF_DMUL(KJF_DADD(g, 1.0), s), -1.0) / 2.0;
+	if (pad == KJF_PAD_REFLECTION)
+		c = align ? kjf_gs_reflect_d(c, 0.0, 2.0 * (s - 1.0))
+			  : kjf_gs_reflect_d(c, -1.0, 2.0 * s - 1.0);
+	if (pad != KJF_PAD_ZEROS)
+		c = fmin(fmax(c, 0.0), s - 1.0);
+	return c;
+}
+
+/* A coordinate's floor (bilinear) or nearest pixel as an int64 without
+ * overflow: a value beyond [-2, size + 1] (or NaN) is replaced by -2, whose
+ * taps all lie outside the image, as are those of any such value (PyTorch
+ * maps non-finite and huge coordinates to -100 likewise). */
+KJ_HD static inline int kjf_gs_in_range(double c, int64_t size)
+{
+	return c >= -2.0 && c <= (double)size + 1.0;
 }
 
 #endif

@@ -6,7 +6,10 @@
  * side/triangle combinations, with values in the unused triangle that must
  * be ignored; Cholesky against a factor known by hand and by reconstruction;
  * interpolate against PyTorch's documented results (2x2 -> 4x4 bilinear)
- * and a size where PyTorch's float index differs from the exact ratio.
+ * and a size where PyTorch's float index differs from the exact ratio;
+ * grid_sample against values worked out by hand on a 2 x 3 image (corners,
+ * the centre, points outside, both align_corners, both modes, the three
+ * paddings, a tie of nearest's rounding).
  */
 #include <math.h>
 #include <stdint.h>
@@ -28,7 +31,7 @@ static const kj_op *find_f(const char *name)
 static void test_table(void)
 {
 	int complete = 1;
-	is_int(kj_ops_f_count, 3, "table F has 3 ops");
+	is_int(kj_ops_f_count, 4, "table F has 4 ops");
 	for (int i = 0; i < kj_ops_f_count; i++) {
 		const kj_op *op = &kj_ops_f[i];
 		complete &= op->doc && op->infer && op->cost && op->cpu64 && op->cpu32 && op->params &&
@@ -36,7 +39,7 @@ static void test_table(void)
 	}
 	ok(complete, "every table F op has doc, infer, cost and both kernels");
 	ok(kj_op_find("linalg_solve_triangular") && kj_op_find("linalg_cholesky") &&
-		   kj_op_find("interpolate"),
+		   kj_op_find("interpolate") && kj_op_find("grid_sample"),
 	   "the registry finds the table F ops");
 }
 
@@ -316,6 +319,141 @@ static void test_interpolate(void)
 	like(got(), "expected a 4-D input", "message says 4-D");
 }
 
+static void gs_node(kj_bnode *nd, const int64_t *xd, const int64_t *gd, const char *mode,
+		    const char *pad, int align)
+{
+	kjt_node(nd, find_f("grid_sample"), 2);
+	tin(nd, 0, KJ_F32, 4, xd);
+	tin(nd, 1, KJ_F32, 4, gd);
+	if (mode)
+		attr_s(nd, KJF_GS_MODE, mode);
+	if (pad)
+		attr_s(nd, KJF_GS_PAD, pad);
+	if (align >= 0)
+		attr_b(nd, KJF_GS_ALIGN, align);
+}
+
+/*
+ * Image x = [[1, 2, 3], [4, 5, 6]] (H 2, W 3) and its copy times 10 as a
+ * second channel, sampled at six grid points (Ho 2, Wo 3):
+ *   P1 (-1, -1) the top-left corner,  P2 (0, 0) the centre,
+ *   P3 (1, 1) the bottom-right corner, P4 (2, 0) right of the image,
+ *   P5 (-50, 7) far outside,           P6 (-0.5, -0.25) inside.
+ * align_corners=False: ix = ((x + 1) * 3 - 1) / 2, iy = ((y + 1) * 2 - 1) / 2:
+ *   P1 (-0.5, -0.5): bilinear zeros: only tap (0, 0) is inside, weight
+ *      0.25 -> 0.25; border clamps to (0, 0) -> 1; nearest rounds -0.5 to
+ *      0 (half to even) -> 1.
+ *   P2 (1, 0.5): bilinear 0.5 * 2 + 0.5 * 5 = 3.5; nearest: row rint(0.5)
+ *      = 0 -> 2 (half away from zero would give 5).
+ *   P3 (2.5, 1.5): bilinear zeros: tap (2, 1) weight 0.25 -> 1.5; border
+ *      (2, 1) -> 6; nearest zeros: (2, 2) is outside -> 0; border -> 6.
+ *   P4 (4, 0.5): zeros -> 0 both modes; border (2, 0.5): bilinear 4.5,
+ *      nearest (2, 0) -> 3.
+ *   P5: zeros -> 0; border (0, 1) -> 4.
+ *   P6 (0.25, 0.25): bilinear 0.5625*1 + 0.1875*2 + 0.1875*4 + 0.0625*5
+ *      = 2; nearest (0, 0) -> 1.
+ * align_corners=True: ix = (x + 1) / 2 * 2, iy = (y + 1) / 2 * 1:
+ *   P1 (0, 0) -> 1; P2 (1, 0.5) -> 3.5, nearest 2; P3 (2, 1) -> 6;
+ *   P4 (3, 0.5): zeros 0; border bilinear 4.5, nearest 3; P5: zeros 0,
+ *   border 4; P6 (0.5, 0.375): bilinear 0.3125*1 + 0.3125*2 + 0.1875*4 +
+ *   0.1875*5 = 2.625; nearest (0, 0) -> 1.
+ * reflection folds c into [lo, lo + span] (align_corners=False: lo = -0.5,
+ * span = size; True: lo = 0, span = size - 1) by |c - lo| = k span + r:
+ * lo + r for even k, lo + span - r for odd k, then clips to [0, size - 1]:
+ *   False: P1 -> (0, 0) = 1; P3 (2.5, 1.5): k = 1, r = 0 -> (2.5, 1.5),
+ *   clipped (2, 1) = 6; P4 ix 4.5 - lo = 5 = 3 + 2 -> 3 - 2 - 0.5 = 1, so
+ *   (1, 0.5): bilinear 3.5, nearest 2; P5 ix -74: 73.5 = 24 * 3 + 1.5 ->
+ *   1, iy 7.5: 8 = 4 * 2 -> -0.5, clipped 0: (1, 0) = 2.
+ *   True: P4 ix 3 = 2 + 1 -> 1: (1, 0.5); P5 ix -49: 49 = 24 * 2 + 1 -> 1,
+ *   iy 4 = 4 * 1 -> 0: (1, 0) = 2.
+ */
+static void test_grid_sample(void)
+{
+	double x[12] = {1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60};
+	double grid[12] = {-1, -1, 0, 0, 1, 1, 2, 0, -50, 7, -0.5, -0.25};
+	static const struct {
+		const char *mode, *pad;
+		int align;
+		double want[6];
+	} cases[] = {
+		{"bilinear", "zeros", 0, {0.25, 3.5, 1.5, 0, 0, 2}},
+		{"bilinear", "border", 0, {1, 3.5, 6, 4.5, 4, 2}},
+		{"nearest", "zeros", 0, {1, 2, 0, 0, 0, 1}},
+		{"nearest", "border", 0, {1, 2, 6, 3, 4, 1}},
+		{"bilinear", "zeros", 1, {1, 3.5, 6, 0, 0, 2.625}},
+		{"bilinear", "border", 1, {1, 3.5, 6, 4.5, 4, 2.625}},
+		{"nearest", "zeros", 1, {1, 2, 6, 0, 0, 1}},
+		{"nearest", "border", 1, {1, 2, 6, 3, 4, 1}},
+		{"bilinear", "reflection", 0, {1, 3.5, 6, 3.5, 2, 2}},
+		{"nearest", "reflection", 0, {1, 2, 6, 2, 2, 1}},
+		{"bilinear", "reflection", 1, {1, 3.5, 6, 3.5, 2, 2.625}},
+		{"nearest", "reflection", 1, {1, 2, 6, 2, 2, 1}},
+	};
+	int64_t xd[4] = {1, 2, 2, 3}, gd[4] = {1, 2, 3, 2}, od[4] = {1, 2, 2, 3}, cnt[2] = {12, 12};
+	const double *in[2] = {x, grid};
+	double out[12], want[12];
+	kj_bnode nd;
+	kj_cost c;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		gs_node(&nd, xd, gd, cases[i].mode, cases[i].pad, cases[i].align);
+		for (int k = 0; k < 6; k++) {
+			want[k] = cases[i].want[k];
+			want[6 + k] = 10 * cases[i].want[k];
+		}
+		if (!ok(run64(&nd, in, out) == 0 && shape_is(&nd.out, 4, od),
+			"grid_sample %s %s align_corners=%d runs, out [1, 2, 2, 3]", cases[i].mode,
+			cases[i].pad, cases[i].align))
+			printf("#   %s\n", got());
+		ok(all_near(out, want, 12, 1e-12), "grid_sample %s %s align_corners=%d: values by hand",
+		   cases[i].mode, cases[i].pad, cases[i].align);
+		ok(kjt_worst(&nd, in, 2, cnt) < 1e-7,
+		   "grid_sample %s %s align_corners=%d: f32 baseline equals the oracle", cases[i].mode,
+		   cases[i].pad, cases[i].align);
+	}
+	gs_node(&nd, xd, gd, NULL, NULL, -1);
+	ok(run64(&nd, in, out) == 0 && all_near(out, (double[]){0.25, 3.5, 1.5, 0, 0, 2}, 6, 1e-12),
+	   "grid_sample defaults: bilinear, zeros, align_corners=False");
+	nd.op->cost(&nd, &c);
+	is_near(c.flops, 7.0 * 12, 0, "grid_sample bilinear flops 7 per output");
+	is_near(c.min_bytes, 4.0 * (12 + 12 + 12), 0, "grid_sample bytes: input, grid, output");
+	gs_node(&nd, xd, gd, "nearest", NULL, -1);
+	ok(infer(&nd) == 0, "nearest infers");
+	nd.op->cost(&nd, &c);
+	is_near(c.flops, 0, 0, "grid_sample nearest has no flops");
+
+	/* a pixel coordinate that f32 rounds: g = 0.1 + 2^-24 on W = 1000 */
+	double g1[2] = {0.1 + ldexp(1.0, -24), 0}, x1[1000], o1[1];
+	int64_t x1d[4] = {1, 1, 1, 1000}, g1d[4] = {1, 1, 1, 2};
+	for (int i = 0; i < 1000; i++)
+		x1[i] = i;
+	in[0] = x1;
+	in[1] = g1;
+	gs_node(&nd, x1d, g1d, "bilinear", "border", 0);
+	ok(run64(&nd, in, o1) == 0 && near(o1[0], ((g1[0] + 1) * 1000 - 1) / 2, 1e-9),
+	   "oracle's pixel coordinate is the exact one (ramp image returns ix)");
+
+	gs_node(&nd, xd, gd, "bicubic", NULL, -1);
+	ok(infer(&nd) < 0, "bicubic rejected");
+	like(got(), "mode \"bicubic\" is not supported", "message names the mode");
+	gs_node(&nd, xd, gd, NULL, "circular", -1);
+	ok(infer(&nd) < 0, "circular padding rejected");
+	like(got(), "padding_mode \"circular\" is not supported", "message names the padding");
+	int64_t gbad[4] = {1, 2, 3, 3}, gn[4] = {2, 2, 3, 2}, x3[3] = {2, 2, 3};
+	gs_node(&nd, xd, gbad, NULL, NULL, -1);
+	ok(infer(&nd) < 0, "grid with last dim 3 rejected");
+	like(got(), "does not fit input", "message says the grid does not fit");
+	gs_node(&nd, xd, gn, NULL, NULL, -1);
+	ok(infer(&nd) < 0, "grid with another N rejected");
+	gs_node(&nd, xd, gd, NULL, NULL, -1);
+	tin(&nd, 0, KJ_F32, 3, x3);
+	ok(infer(&nd) < 0, "3-D input rejected");
+	like(got(), "expected a 4-D input", "message says 4-D");
+	gs_node(&nd, xd, gd, NULL, NULL, -1);
+	tin(&nd, 1, KJ_BF16, 4, gd);
+	ok(infer(&nd) < 0, "grid dtype other than the input's rejected");
+	like(got(), "grid dtype bf16 differs", "message names both dtypes");
+}
+
 int main(void)
 {
 	test_table();
@@ -325,5 +463,6 @@ int main(void)
 	test_spd();
 	test_spd_task();
 	test_interpolate();
+	test_grid_sample();
 	return done_testing();
 }

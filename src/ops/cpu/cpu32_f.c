@@ -12,4 +12,6 @@
 #define KJ_FN(name) kj_cpu32_##name
 #define KJ_SQRT sqrtf
 
+#define KJ_GS_COORD kjf_gs_coord_f
+
 #include "ops/cpu/linalg2_impl.h"

@@ -12,4 +12,6 @@
 #define KJ_FN(name) kj_cpu64_##name
 #define KJ_SQRT sqrt
 
+#define KJ_GS_COORD kjf_gs_coord_d
+
 #include "ops/cpu/linalg2_impl.h"

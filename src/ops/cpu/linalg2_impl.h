@@ -4,11 +4,13 @@
  * baseline of the CPU track).  The including file defines real, KJ_FN(name)
  * and KJ_SQRT.  Solves and factorisations accumulate in `real`; interpolate
  * takes its source indices and weights from table_f.h's float formulas in
- * both builds (PyTorch's), and blends in `real`.  Nothing here allocates.
+ * both builds (PyTorch's), and blends in `real`; grid_sample computes its
+ * coordinates, weights and blend in `real` (KJ_GS_COORD is table_f.h's
+ * kjf_gs_coord_d or kjf_gs_coord_f).  Nothing here allocates.
  * No include guard: each translation unit includes this once.
  */
-#if !defined(KJ_FN) || !defined(KJ_SQRT)
-#error "define real, KJ_FN and KJ_SQRT before linalg2_impl.h"
+#if !defined(KJ_FN) || !defined(KJ_SQRT) || !defined(KJ_GS_COORD)
+#error "define real, KJ_FN, KJ_SQRT and KJ_GS_COORD before linalg2_impl.h"
 #endif
 
 /* One left solve A X = B, X n x k row-major, in place in x (holding B). */
@@ -137,6 +139,63 @@ int KJ_FN(interpolate)(const kj_bnode *n, const real *const *in, real *out, char
 				real w1l = (real)wl, w0l = (real)(1.0f - wl);
 				y[r * ow + c] = h0l * (w0l * x0[w0] + w1l * x0[w0 + ws]) +
 						h1l * (w0l * x1[w0] + w1l * x1[w0 + ws]);
+			}
+		}
+	}
+	return 0;
+}
+
+/* grid_sample: per output pixel the taps and weights once, then every
+ * channel.  Taps outside the image contribute nothing ("zeros"; "border"
+ * and "reflection" bring the coordinate into [0, size - 1] first, so only a
+ * zero-weight tap at size can be outside).  Bilinear weights and their
+ * order of summation are PyTorch's (nw, ne, sw, se); nearest rounds half to
+ * even (rint, as nearbyint). */
+int KJ_FN(grid_sample)(const kj_bnode *n, const real *const *in, real *out, char *msg,
+		       size_t msglen)
+{
+	const kj_shape *xs = &n->in[0].shape, *os = &n->out.shape;
+	int64_t nb = xs->d[0], ch = xs->d[1], ih = xs->d[2], iw = xs->d[3];
+	int64_t oh = os->d[2], ow = os->d[3], plane = ih * iw, opix = oh * ow;
+	int align = kjo_attr_i(n, KJF_GS_ALIGN, 0) != 0;
+	int nearest = !strcmp(kjo_attr(n, KJF_GS_MODE)->s, "nearest");
+	int pad = kjf_gs_pad(n);
+	(void)msg;
+	(void)msglen;
+	for (int64_t b = 0; b < nb; b++) {
+		const real *x = in[0] + b * ch * plane, *gr = in[1] + b * opix * 2;
+		real *y = out + b * ch * opix;
+		for (int64_t q = 0; q < opix; q++) {
+			real cx = KJ_GS_COORD(gr[2 * q], iw, align, pad);
+			real cy = KJ_GS_COORD(gr[2 * q + 1], ih, align, pad);
+			if (!kjf_gs_in_range(cx, iw) || !kjf_gs_in_range(cy, ih))
+				cx = cy = -2;
+			if (nearest) {
+				int64_t px = (int64_t)rint(cx), py = (int64_t)rint(cy);
+				int inside = px >= 0 && px < iw && py >= 0 && py < ih;
+				const real *xp = x + (inside ? py * iw + px : 0);
+				for (int64_t c = 0; c < ch; c++)
+					y[c * opix + q] = inside ? xp[c * plane] : 0;
+				continue;
+			}
+			real fx0 = (real)floor(cx), fy0 = (real)floor(cy);
+			int64_t x0 = (int64_t)fx0, y0 = (int64_t)fy0;
+			real e = cx - fx0, w_ = (fx0 + 1) - cx, s = cy - fy0, nn = (fy0 + 1) - cy;
+			real wt[4] = {w_ * nn, e * nn, w_ * s, e * s};
+			int64_t off[4];
+			int use[4];
+			for (int k = 0; k < 4; k++) {
+				int64_t tx = x0 + (k & 1), ty = y0 + (k >> 1);
+				use[k] = tx >= 0 && tx < iw && ty >= 0 && ty < ih;
+				off[k] = use[k] ? ty * iw + tx : 0;
+			}
+			for (int64_t c = 0; c < ch; c++) {
+				const real *xc = x + c * plane;
+				real v = 0;
+				for (int k = 0; k < 4; k++)
+					if (use[k])
+						v += xc[off[k]] * wt[k];
+				y[c * opix + q] = v;
 			}
 		}
 	}

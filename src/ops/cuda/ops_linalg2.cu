@@ -1,6 +1,6 @@
 /*
  * CUDA baseline and fp64 reference of table F (src/ops/table_f.h):
- * linalg_solve_triangular, linalg_cholesky and interpolate.
+ * linalg_solve_triangular, linalg_cholesky, interpolate and grid_sample.
  *
  * linalg_solve_triangular: B copied into the output, then cuBLAS's TRSM in
  * place there, as PyTorch eager does (cublasStrsm per matrix for a batch of
@@ -39,7 +39,17 @@
  * rows and weight once a row, taps shared by neighbouring columns loaded
  * once, and the outputs go out as 16-byte stores where rows are aligned.
  * The reference (and the baseline for extents beyond 2^30) is interp_k, one
- * thread per output element.  Nothing here allocates.
+ * thread per output element.
+ *
+ * grid_sample: one kernel for both (grid_sample_k): a thread per output
+ * pixel (n, ho, wo), grid-strided with 64-bit indices, reads its (x, y)
+ * as one 2-element load, computes the pixel coordinates with table_f.h's
+ * kjf_gs_coord_f (baseline, float, any float dtype) or kjf_gs_coord_d
+ * (reference, double), its taps and weights once, then loops over the
+ * channels: the input reads are gathers, the output stores are coalesced
+ * along Wo (neighbouring threads own neighbouring pixels of one channel
+ * plane).  Taps outside the image are skipped, as the CPU kernels do, in
+ * the same order (nw, ne, sw, se).  Nothing here allocates.
  */
 #include <limits.h>
 
@@ -697,5 +707,126 @@ int kj_cuda_interpolate(kj_gpu *g, const kj_bnode *n, const void *const *in, voi
 		}
 	}
 	KJ_LAUNCH_CHECK(err, "interpolate");
+	return 0;
+}
+
+/* ---- grid_sample ---- */
+
+struct kjf_gs_geom {
+	int64_t ch, ih, iw, opix, total; /* total: N * Ho * Wo pixels */
+	int align, pad;
+};
+
+__device__ __forceinline__ float gs_coord(float g, int64_t size, int align, int pad)
+{
+	return kjf_gs_coord_f(g, size, align, pad);
+}
+__device__ __forceinline__ double gs_coord(double g, int64_t size, int align, int pad)
+{
+	return kjf_gs_coord_d(g, size, align, pad);
+}
+
+template <class T, int NEAR>
+__global__ void __launch_bounds__(256) grid_sample_k(const T *__restrict__ x,
+						      const T *__restrict__ grid,
+						      T *__restrict__ y, kjf_gs_geom g)
+{
+	typedef typename kjt<T>::acc A;
+	const int64_t stride = (int64_t)gridDim.x * blockDim.x, plane = g.ih * g.iw;
+	for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < g.total; e += stride) {
+		const int64_t b = e / g.opix, q = e - b * g.opix;
+		const T *xb = x + b * g.ch * plane;
+		T *yb = y + b * g.ch * g.opix + q;
+		A cx = gs_coord(kjt<T>::ld(grid[2 * e]), g.iw, g.align, g.pad);
+		A cy = gs_coord(kjt<T>::ld(grid[2 * e + 1]), g.ih, g.align, g.pad);
+		if (!kjf_gs_in_range((double)cx, g.iw) || !kjf_gs_in_range((double)cy, g.ih))
+			cx = cy = (A)-2;
+		if (NEAR) {
+			int64_t px = (int64_t)rint(cx), py = (int64_t)rint(cy);
+			if (px >= 0 && px < g.iw && py >= 0 && py < g.ih) {
+				const T *xp = xb + py * g.iw + px;
+				for (int64_t c = 0; c < g.ch; c++)
+					yb[c * g.opix] = xp[c * plane];
+			} else {
+				const T z = kjt<T>::st((A)0);
+				for (int64_t c = 0; c < g.ch; c++)
+					yb[c * g.opix] = z;
+			}
+			continue;
+		}
+		A fx0 = floor(cx), fy0 = floor(cy);
+		int64_t x0 = (int64_t)fx0, y0 = (int64_t)fy0;
+		A ex = cx - fx0, wx = (fx0 + (A)1) - cx, ey = cy - fy0, wy = (fy0 + (A)1) - cy;
+		A wt[4] = {wx * wy, ex * wy, wx * ey, ex * ey};
+		int64_t off[4];
+		int use = 0;
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			int64_t tx = x0 + (k & 1), ty = y0 + (k >> 1);
+			int in = tx >= 0 && tx < g.iw && ty >= 0 && ty < g.ih;
+			use |= in << k;
+			off[k] = in ? ty * g.iw + tx : 0;
+		}
+		/* independent channels: unrolled so that several gathers are in flight */
+#pragma unroll 4
+		for (int64_t c = 0; c < g.ch; c++) {
+			const T *xc = xb + c * plane;
+			A v = 0;
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				if (use >> k & 1)
+					v += kjt<T>::ld(xc[off[k]]) * wt[k];
+			yb[c * g.opix] = kjt<T>::st(v);
+		}
+	}
+}
+
+template <class T>
+static void gs_launch(kj_gpu *kg, const void *x, const void *grid, void *y,
+		      const kjf_gs_geom *gm, int nearest)
+{
+	unsigned blocks = kj_blocks(kg, gm->total, 256);
+	if (nearest)
+		grid_sample_k<T, 1><<<blocks, 256, 0, kg->stream>>>((const T *)x, (const T *)grid,
+								    (T *)y, *gm);
+	else
+		grid_sample_k<T, 0><<<blocks, 256, 0, kg->stream>>>((const T *)x, (const T *)grid,
+								    (T *)y, *gm);
+}
+
+int kj_cuda_grid_sample(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			int reference, struct kj_err *err)
+{
+	const kj_shape *xs = &n->in[0].shape, *os = &n->out.shape;
+	int nearest = !strcmp(kjo_attr(n, KJF_GS_MODE)->s, "nearest");
+	kjf_gs_geom gm;
+	gm.ch = xs->d[1];
+	gm.ih = xs->d[2];
+	gm.iw = xs->d[3];
+	gm.opix = os->d[2] * os->d[3];
+	gm.total = os->d[0] * gm.opix;
+	gm.align = kjo_attr_i(n, KJF_GS_ALIGN, 0) != 0;
+	gm.pad = kjf_gs_pad(n);
+	if (gm.total == 0 || gm.ch == 0)
+		return 0;
+	if (reference) {
+		gs_launch<double>(g, in[0], in[1], out, &gm, nearest);
+	} else {
+		switch (n->in[0].dtype) {
+		case KJ_F32:
+			gs_launch<float>(g, in[0], in[1], out, &gm, nearest);
+			break;
+		case KJ_F16:
+			gs_launch<__half>(g, in[0], in[1], out, &gm, nearest);
+			break;
+		case KJ_BF16:
+			gs_launch<__nv_bfloat16>(g, in[0], in[1], out, &gm, nearest);
+			break;
+		default:
+			return kj_err_set(err, KJ_E_UNSUPPORTED, "grid_sample: dtype %s",
+					  kj_dtype_name(n->in[0].dtype));
+		}
+	}
+	KJ_LAUNCH_CHECK(err, "grid_sample");
 	return 0;
 }

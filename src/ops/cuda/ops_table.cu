@@ -24,7 +24,8 @@ KJ_CUDA_OPS_D(KJ_CUDA_OP_DECL)
 	X(greater_equal)
 KJ_CUDA_OPS_E(KJ_CUDA_OP_DECL)
 /* table F (ops_linalg2.cu) */
-#define KJ_CUDA_OPS_F(X) X(linalg_solve_triangular) X(linalg_cholesky) X(interpolate)
+#define KJ_CUDA_OPS_F(X) X(linalg_solve_triangular) X(linalg_cholesky) X(interpolate) \
+	X(grid_sample)
 KJ_CUDA_OPS_F(KJ_CUDA_OP_DECL)
 int kj_cuda_embedding_check(kj_gpu *g, const kj_bnode *n, const void *const *in, int reference,
 			    char *msg, size_t msglen, struct kj_err *err);
