@@ -39,22 +39,50 @@ static void set_out(kj_bnode *n, const kjc_geom *g, const char *clabel)
 	}
 }
 
+/* The dtypes of a conv: input and weight one floating dtype, or (forward
+ * convs only) both i8, whose products are summed exactly into an i32
+ * result; a bias has the result's dtype (i32 for i8 operands). */
+static int check_conv_dtypes(const char *op, int kind, const kj_tinfo *x, const kj_tinfo *w,
+			     char *msg, size_t len)
+{
+	if (!(kind == KJC_CONV && x->dtype == KJ_I8) && !kj_dtype_is_float(x->dtype)) {
+		if (kind == KJC_CONV)
+			return kjo_fail(msg, len,
+					"%s: input dtype %s is not supported (floating, or i8 with an i8 "
+					"weight giving i32)",
+					op, kj_dtype_name(x->dtype));
+		return need_float(op, "input", x, msg, len);
+	}
+	if (w->dtype != x->dtype)
+		return kjo_fail(msg, len, "%s: weight dtype %s differs from input dtype %s", op,
+				kj_dtype_name(w->dtype), kj_dtype_name(x->dtype));
+	return 0;
+}
+
+/* The result dtype of a conv of input dtype t (i8 -> i32). */
+static kj_dtype conv_out_dtype(kj_dtype t)
+{
+	return t == KJ_I8 ? KJ_I32 : t;
+}
+
 static int infer_convs(kj_bnode *n, int kind, char *msg, size_t len)
 {
 	const char *op = n->op->name;
 	const kj_tinfo *x = &n->in[0], *w = &n->in[1];
+	kj_dtype ot = conv_out_dtype(x->dtype);
 	kjc_geom g;
-	if (need_float(op, "input", x, msg, len))
+	if (check_conv_dtypes(op, kind, x, w, msg, len))
 		return -1;
-	if (w->dtype != x->dtype)
-		return kjo_fail(msg, len, "%s: weight dtype %s differs from input dtype %s", op,
-				kj_dtype_name(w->dtype), kj_dtype_name(x->dtype));
 	if (kjc_geom_of(n, kind, 1, &g, msg, len))
 		return -1;
 	if (n->present[2]) {
 		const kj_tinfo *b = &n->in[2];
 		char s1[160];
-		if (b->dtype != x->dtype)
+		if (ot != x->dtype && b->dtype != ot)
+			return kjo_fail(msg, len, "%s: bias dtype %s is not %s (the result dtype of %s "
+					"operands)", op, kj_dtype_name(b->dtype), kj_dtype_name(ot),
+					kj_dtype_name(x->dtype));
+		if (b->dtype != ot)
 			return kjo_fail(msg, len, "%s: bias dtype %s differs from input dtype %s", op,
 					kj_dtype_name(b->dtype), kj_dtype_name(x->dtype));
 		if (b->shape.rank != 1 || b->shape.d[0] != g.cout)
@@ -62,6 +90,7 @@ static int infer_convs(kj_bnode *n, int kind, char *msg, size_t len)
 					op, kjo_dims_str(b, s1, sizeof s1), (long long)g.cout);
 	}
 	set_out(n, &g, kind == KJC_CONV ? w->label[0] : g.groups == 1 ? w->label[1] : NULL);
+	n->out.dtype = ot;
 	return 0;
 }
 
@@ -176,7 +205,8 @@ static const kj_param p_adaptive[] = { T_REQ("input"), INTS_REQ("output_size") }
 	"C_in/groups channels of co's group and the kernel taps t of " \
 	"input[n, ci, o*stride - padding + t*dilation] * weight[co, ci', t] (zero outside the input); " \
 	"out size floor((L + 2*padding - dilation*(k-1) - 1) / stride) + 1 per dim; stride, padding, " \
-	"dilation one int or one per spatial dim"
+	"dilation one int or one per spatial dim; i8 input and weight give i32 (exact int32 sums, " \
+	"bias i32)"
 #define CONVT_DOC(nd, dims) \
 	"conv_transpose" #nd "d(input, weight, bias=None, stride=1, padding=0, output_padding=0, " \
 	"groups=1, dilation=1): transposed convolution as torch.nn.functional.conv_transpose" #nd \

@@ -143,6 +143,200 @@ static void test_conv2d_groups(void)
 	ok(all_near(y, want, 8, 1e-15), "conv2d groups=2 s=2 p=1 d=2: values worked out by hand");
 }
 
+/* A conv node like node() with i8 input and weight and, if bias, an i32
+ * bias of `cout` entries. */
+static void node_i8(kj_bnode *n, const char *name, int xr, const int64_t *xd, const int64_t *wd,
+		    int bias, int64_t cout)
+{
+	node(n, name, xr, xd, xr, wd, bias);
+	n->in[0].dtype = KJ_I8;
+	n->in[1].dtype = KJ_I8;
+	if (bias) {
+		n->in[2].dtype = KJ_I32;
+		n->in[2].shape.d[0] = cout;
+	}
+}
+
+/* Runs n on in through the oracle and the f32 baseline (the values given
+ * to cpu32 as floats) and checks both against want[0..cnt) exactly. */
+static void both_exact(kj_bnode *n, const double *const *in, const double *want, int cnt,
+		       const char *what)
+{
+	double y64[64];
+	float y32[64], *f[3] = { NULL, NULL, NULL };
+	const float *fin[3] = { NULL, NULL, NULL };
+	int same = 1;
+	if (!ok(run64(n, in, y64) == 0, "%s: oracle runs: %s", what, got()))
+		return;
+	ok(all_near(y64, want, cnt, 0), "%s: oracle values exact", what);
+	for (int k = 0; k < 3; k++) {
+		int64_t m = n->present[k] ? kjo_numel(&n->in[k].shape) : 0;
+		f[k] = malloc((size_t)(m ? m : 1) * sizeof *f[k]);
+		for (int64_t i = 0; i < m; i++)
+			f[k][i] = (float)in[k][i];
+		fin[k] = m ? f[k] : NULL;
+	}
+	if (ok(n->op->cpu32(n, fin, y32, msg, KJT_MSGLEN) == 0, "%s: f32 baseline runs", what)) {
+		for (int i = 0; i < cnt; i++)
+			same &= (double)y32[i] == want[i];
+		ok(same, "%s: f32 baseline values exact too", what);
+	}
+	for (int k = 0; k < 3; k++)
+		free(f[k]);
+}
+
+/* i8 convs: i32 results summed exactly, including -128 * -128 products,
+ * padding, stride, dilation, groups and an i32 bias. */
+static void test_conv_int8(void)
+{
+	kj_bnode n;
+	kj_cost c;
+	int64_t one[] = { 1 }, two[] = { 2 };
+	{
+		/* all -128 over a 3x3 plane, 3x3 kernel of -128, padding 1: every
+		 * product is 16384; a corner sees 4 taps, an edge 6, the centre 9 */
+		int64_t xd[] = { 1, 1, 3, 3 }, wd[] = { 1, 1, 3, 3 }, od[] = { 1, 1, 3, 3 };
+		double x[9], w[9];
+		const double want[] = { 65536, 98304, 65536, 98304, 147456, 98304,
+					65536, 98304, 65536 };
+		const double *in[3] = { x, w, NULL };
+		for (int i = 0; i < 9; i++)
+			x[i] = w[i] = -128;
+		node_i8(&n, "conv2d", 4, xd, wd, 0, 1);
+		set_ints(&n, "padding", 1, one);
+		ok(infer(&n) == 0 && n.out.dtype == KJ_I32 && shape_is(&n.out, 4, od),
+		   "conv2d i8 x i8 -> i32 [1, 1, 3, 3]: %s", got());
+		both_exact(&n, in, want, 9, "conv2d i8 -128 * -128, padding 1");
+		n.op->cost(&n, &c);
+		is_near(c.min_bytes, 9 + 9 + 9 * 4.0, 0, "conv2d i8 bytes: i8 input + weight, i32 out");
+		is_near(c.flops, 2.0 * 9 * 9, 0, "conv2d i8 cost: 2 * outputs * taps, as for floats");
+	}
+	{
+		/* groups 2 with a bias: channel 0 [[1 2 3] [4 5 6] [7 8 9]] with
+		 * [[2 0] [0 -1]] gives 2*x[i][j] - x[i+1][j+1] = -3 -2 0 1, + 10;
+		 * channel 1 all -128 with a 2x2 kernel of -128 gives 4 * 16384 =
+		 * 65536 everywhere, + the bias -65536 = 0 */
+		int64_t xd[] = { 1, 2, 3, 3 }, wd[] = { 2, 1, 2, 2 };
+		double x[18], w[8] = { 2, 0, 0, -1, -128, -128, -128, -128 }, b[2] = { 10, -65536 };
+		const double want[] = { 7, 8, 10, 11, 0, 0, 0, 0 };
+		const double *in[3] = { x, w, b };
+		for (int i = 0; i < 9; i++) {
+			x[i] = i + 1;
+			x[9 + i] = -128;
+		}
+		node_i8(&n, "conv2d", 4, xd, wd, 1, 2);
+		set_int(&n, "groups", 2);
+		both_exact(&n, in, want, 8, "conv2d i8 groups 2 with i32 bias");
+	}
+	{
+		/* 1-D, stride 2, dilation 2: x = 1 -2 3 -4 5 -6 7, w = -128 127;
+		 * out[o] = -128 * x[2o] + 127 * x[2o + 2] = 253 251 249 */
+		int64_t xd[] = { 1, 1, 7 }, wd[] = { 1, 1, 2 };
+		double x[] = { 1, -2, 3, -4, 5, -6, 7 }, w[] = { -128, 127 };
+		const double want[] = { 253, 251, 249 };
+		const double *in[3] = { x, w, NULL };
+		node_i8(&n, "conv1d", 3, xd, wd, 0, 1);
+		set_ints(&n, "stride", 1, two);
+		set_ints(&n, "dilation", 1, two);
+		ok(infer(&n) == 0 && n.out.shape.d[2] == 3, "conv1d i8 k2 s2 d2 on 7 -> 3: %s", got());
+		both_exact(&n, in, want, 3, "conv1d i8 stride 2 dilation 2");
+	}
+	{
+		/* a 1x1 conv over 2201 channels: 1100 products 127 * 127, 1100
+		 * products 127 * -127, then 1 * 1: the sum is 1, but its partial
+		 * sums pass 2^24 with odd terms, where a float sum rounds (it ends
+		 * at 0): the f32 baseline must sum in integers too */
+		int64_t xd[] = { 1, 2201, 1, 1 }, wd[] = { 1, 2201, 1, 1 };
+		double *x = malloc(2201 * sizeof *x), *w = malloc(2201 * sizeof *w);
+		const double want[] = { 1 };
+		const double *in[3] = { x, w, NULL };
+		for (int i = 0; i < 2200; i++) {
+			x[i] = 127;
+			w[i] = i < 1100 ? 127 : -127;
+		}
+		x[2200] = w[2200] = 1;
+		node_i8(&n, "conv2d", 4, xd, wd, 0, 1);
+		both_exact(&n, in, want, 1, "conv2d i8 over 2201 channels, partial sums past 2^24");
+		free(x);
+		free(w);
+	}
+	{
+		/* random i8 values, 3-D, groups, padding, stride, bias: the f32
+		 * baseline equals the oracle exactly */
+		int64_t xd[] = { 2, 4, 5, 6, 7 }, wd[] = { 6, 2, 3, 2, 3 };
+		int64_t nx = 2 * 4 * 5 * 6 * 7, nw = 6 * 2 * 3 * 2 * 3;
+		double *x = rand_buf(nx), *w = rand_buf(nw), b[6], *y64;
+		float *fx = malloc((size_t)nx * sizeof *fx), *fw = malloc((size_t)nw * sizeof *fw), fb[6],
+		      *y32;
+		const double *in[3] = { x, w, b };
+		const float *fin[3] = { fx, fw, fb };
+		int64_t m, bad = 0;
+		for (int64_t i = 0; i < nx; i++)
+			fx[i] = (float)(x[i] = floor(x[i] * 128));
+		for (int64_t i = 0; i < nw; i++)
+			fw[i] = (float)(w[i] = floor(w[i] * 128));
+		for (int i = 0; i < 6; i++)
+			fb[i] = (float)(b[i] = 1000 * i - 2500);
+		node_i8(&n, "conv3d", 5, xd, wd, 1, 6);
+		set_int(&n, "groups", 2);
+		set_ints(&n, "padding", 1, one);
+		set_ints(&n, "stride", 1, two);
+		if (ok(infer(&n) == 0, "conv3d i8 groups 2 padding 1 stride 2 bias infers: %s", got())) {
+			m = kjo_numel(&n.out.shape);
+			y64 = calloc((size_t)m, sizeof *y64);
+			y32 = calloc((size_t)m, sizeof *y32);
+			n.op->cpu64(&n, in, y64, msg, KJT_MSGLEN);
+			n.op->cpu32(&n, fin, y32, msg, KJT_MSGLEN);
+			for (int64_t i = 0; i < m; i++)
+				bad += (double)y32[i] != y64[i] || y64[i] != floor(y64[i]);
+			ok(bad == 0 && m == 2 * 6 * 3 * 4 * 4,
+			   "conv3d i8: f32 baseline equals the oracle on random i8 data (%lld of %lld differ)",
+			   (long long)bad, (long long)m);
+			free(y64);
+			free(y32);
+		}
+		free(x);
+		free(w);
+		free(fx);
+		free(fw);
+	}
+	{
+		int64_t xd[] = { 1, 2, 5, 5 }, wd[] = { 3, 2, 3, 3 };
+		node_i8(&n, "conv2d", 4, xd, wd, 0, 3);
+		n.in[1].dtype = KJ_F32;
+		ok(infer(&n) < 0, "conv2d i8 input with an f32 weight is refused");
+		is_str(got(), "conv2d: weight dtype f32 differs from input dtype i8", "  message");
+		node_i8(&n, "conv2d", 4, xd, wd, 1, 3);
+		n.in[2].dtype = KJ_I8;
+		ok(infer(&n) < 0, "conv2d i8 with an i8 bias is refused");
+		is_str(got(), "conv2d: bias dtype i8 is not i32 (the result dtype of i8 operands)",
+		       "  message");
+		node_i8(&n, "conv2d", 4, xd, wd, 1, 3);
+		n.in[2].dtype = KJ_F32;
+		ok(infer(&n) < 0, "conv2d i8 with an f32 bias is refused");
+		node_i8(&n, "conv2d", 4, xd, wd, 1, 3);
+		ok(infer(&n) == 0 && n.out.dtype == KJ_I32, "conv2d i8 with an i32 bias gives i32");
+		node(&n, "conv2d", 4, xd, 4, wd, 1);
+		n.in[2].shape.d[0] = 3;
+		n.in[2].dtype = KJ_I32;
+		ok(infer(&n) < 0, "conv2d f32 with an i32 bias is still refused");
+		is_str(got(), "conv2d: bias dtype i32 differs from input dtype f32", "  message");
+		node_i8(&n, "conv2d", 4, xd, wd, 0, 3);
+		n.in[0].dtype = n.in[1].dtype = KJ_I32;
+		ok(infer(&n) < 0, "conv2d i32 operands are refused");
+		is_str(got(),
+		       "conv2d: input dtype i32 is not supported (floating, or i8 with an i8 weight "
+		       "giving i32)",
+		       "  message");
+	}
+	{
+		int64_t xd[] = { 1, 2, 5, 5 }, wd[] = { 2, 3, 3, 3 };
+		node_i8(&n, "conv_transpose2d", 4, xd, wd, 0, 3);
+		ok(infer(&n) < 0, "conv_transpose2d with i8 operands is refused");
+		is_str(got(), "conv_transpose2d: input dtype i8 is not a floating-point type", "  message");
+	}
+}
+
 /* conv_transpose1d x = [1, 2, 3], w = [1, 10], stride 2. */
 static void test_conv_transpose_hand(void)
 {
@@ -517,6 +711,7 @@ int main(void)
 	test_table();
 	test_conv2d_hand();
 	test_conv2d_groups();
+	test_conv_int8();
 	test_conv_transpose_hand();
 	test_adjoint();
 	test_pools_hand();

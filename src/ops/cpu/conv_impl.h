@@ -8,8 +8,9 @@
  * taps that reach it, taps outside and channels inside), which gives the
  * same sums as the scatter of its definition without a write conflict.
  * conv_run and pool_run walk the outputs; a per-output function (the tap
- * sum of a conv, the window of a pool) computes each.  Shapes were checked
- * by infer; nothing here allocates.
+ * sum of a conv, the window of a pool) computes each.  An i8 conv sums its
+ * integer products in int64 (conv_sum_int).  Shapes were checked by infer;
+ * nothing here allocates.
  */
 
 /* The input position that tap k of the window at output position o reads
@@ -82,6 +83,66 @@ static real conv_sum(const kjc_geom *g, const real *x, const real *w, int64_t bn
 	return acc;
 }
 
+/* conv_sum for integer operands (i8 input and weight): the products are
+ * summed in int64, so that the f32 baseline is exact too (a float sum of i8
+ * products is exact only below 2^24); same loops and order as conv_sum.
+ * The values arrive as reals holding integers. */
+static int64_t conv_sum_int(const kjc_geom *g, const real *x, const real *w, int64_t bn,
+			    int64_t co, const int64_t o[3])
+{
+	int64_t cig = g->cin / g->groups, cog = g->cout / g->groups;
+	int64_t ivol = kjc_vol(g->in), kvol = kjc_vol(g->k);
+	const real *wc = w + co * cig * kvol;
+	int64_t acc = 0;
+	for (int64_t c = 0; c < cig; c++) {
+		const real *xc = x + (bn * g->cin + co / cog * cig + c) * ivol;
+		const real *wk = wc + c * kvol;
+		for (int64_t k0 = 0; k0 < g->k[0]; k0++) {
+			int64_t i0 = conv_src(g, 0, o[0], k0);
+			if (i0 < 0)
+				continue;
+			for (int64_t k1 = 0; k1 < g->k[1]; k1++) {
+				int64_t i1 = conv_src(g, 1, o[1], k1);
+				if (i1 < 0)
+					continue;
+				for (int64_t k2 = 0; k2 < g->k[2]; k2++) {
+					int64_t i2 = conv_src(g, 2, o[2], k2);
+					if (i2 < 0)
+						continue;
+					acc += (int64_t)xc[(i0 * g->in[1] + i1) * g->in[2] + i2] *
+					       (int64_t)wk[(k0 * g->k[1] + k1) * g->k[2] + k2];
+				}
+			}
+		}
+	}
+	return acc;
+}
+
+/* An i8 conv (i32 result): conv_sum_int at every output, plus the i32
+ * bias[co] if present, added in int64 (the executor then rounds the result
+ * to i32). */
+static int conv_run_int(const kj_bnode *n, const real *const *in, real *out, char *msg)
+{
+	kjc_geom g;
+	const real *b = n->present[2] ? in[2] : NULL;
+	int64_t ovol;
+	kjc_geom_of(n, KJC_CONV, 0, &g, msg, 0);
+	ovol = kjc_vol(g.out);
+	for (int64_t bn = 0; bn < g.N; bn++)
+		for (int64_t co = 0; co < g.cout; co++) {
+			real *oc = out + (bn * g.cout + co) * ovol;
+			int64_t bias = b ? (int64_t)b[co] : 0;
+			for (int64_t o0 = 0; o0 < g.out[0]; o0++)
+				for (int64_t o1 = 0; o1 < g.out[1]; o1++)
+					for (int64_t o2 = 0; o2 < g.out[2]; o2++) {
+						int64_t o[3] = { o0, o1, o2 };
+						int64_t acc = conv_sum_int(&g, in[0], in[1], bn, co, o);
+						oc[(o0 * g.out[1] + o1) * g.out[2] + o2] = (real)(acc + bias);
+					}
+		}
+	return 0;
+}
+
 /* The input position that tap k of a transposed conv maps onto output
  * position o along dim i, or -1: o = i*s - p + k*d for an integer i in
  * [0, in). */
@@ -132,6 +193,8 @@ static real convt_sum(const kjc_geom *g, const real *x, const real *w, int64_t b
 int KJ_FN(conv)(const kj_bnode *n, const real *const *in, real *out, char *msg, size_t msglen)
 {
 	(void)msglen;
+	if (!kj_dtype_is_float(n->in[0].dtype))
+		return conv_run_int(n, in, out, msg);
 	return conv_run(n, KJC_CONV, in, out, msg, conv_sum);
 }
 

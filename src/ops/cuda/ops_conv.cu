@@ -722,6 +722,238 @@ __global__ void bias_nc_k(double *__restrict__ y, const double *__restrict__ b, 
 		y[idx] += b[(idx / vol) % C];
 }
 
+/* ---- i8 convs (the baseline): exact int32 sums ---- */
+
+/* Tile edge of conv_i8_k; the i8 GEMM route pads the reduction to a
+ * multiple of KJ_I8_KPAD (cuBLAS's int8 path wants leading dims that are
+ * multiples of 4; 16 keeps every column row 16-byte aligned). */
+#define KJ_I8_T 16
+#define KJ_I8_KPAD 16
+
+/* y[n, co, j] (i32) = sum over r = c*kvol + tap of w[co, r] * the input
+ * value that tap meets at output position j (0 in the padding), + b[co]:
+ * one implicit GEMM per (image, group) with the group's output channels as
+ * rows, output positions as columns and r as the reduction; 16 x 16 tiles
+ * of w and of the gathered input (im2col done on the fly) through shared
+ * memory, int32 accumulation (exact: |sum| < 2^31 for K <= 131072).  Tile
+ * loops are uniform across a block, so the barriers are safe. */
+__global__ void conv_i8_k(kjc_geom g, const int8_t *__restrict__ x, const int8_t *__restrict__ w,
+			  const int32_t *__restrict__ b, int32_t *__restrict__ y)
+{
+	__shared__ int32_t tw[KJ_I8_T][KJ_I8_T + 1], tx[KJ_I8_T][KJ_I8_T + 1];
+	int lx = threadIdx.x, ly = threadIdx.y;
+	int64_t cig = g.cin / g.groups, cog = g.cout / g.groups, kvol = kjc_vol(g.k);
+	int64_t ivol = kjc_vol(g.in), P = kjc_vol(g.out), K = cig * kvol;
+	int64_t j = (int64_t)blockIdx.x * KJ_I8_T + lx;
+	int64_t o2 = j % g.out[2], o1 = (j / g.out[2]) % g.out[1], o0 = j / (g.out[2] * g.out[1]);
+	int64_t b0 = o0 * g.s[0] - g.p[0], b1 = o1 * g.s[1] - g.p[1], b2 = o2 * g.s[2] - g.p[2];
+
+	for (int64_t z = blockIdx.z; z < g.N * g.groups; z += gridDim.z) {
+		int64_t bn = z / g.groups, gr = z % g.groups;
+		const int8_t *xg = x + (bn * g.cin + gr * cig) * ivol;
+		const int8_t *wg = w + gr * cog * K;
+		for (int64_t r0 = (int64_t)blockIdx.y * KJ_I8_T; r0 < cog;
+		     r0 += (int64_t)gridDim.y * KJ_I8_T) {
+			int64_t row = r0 + ly;
+			int32_t acc = 0;
+			for (int64_t k0 = 0; k0 < K; k0 += KJ_I8_T) {
+				int64_t kw = k0 + lx, kx = k0 + ly;
+				int32_t v = 0;
+				tw[ly][lx] = row < cog && kw < K ? (int32_t)wg[row * K + kw] : 0;
+				if (j < P && kx < K) {
+					int64_t c = kx / kvol, t = kx % kvol;
+					int64_t i0 = b0 + t / (g.k[2] * g.k[1]) * g.d[0];
+					int64_t i1 = b1 + (t / g.k[2]) % g.k[1] * g.d[1];
+					int64_t i2 = b2 + t % g.k[2] * g.d[2];
+					if (i0 >= 0 && i0 < g.in[0] && i1 >= 0 && i1 < g.in[1] && i2 >= 0 &&
+					    i2 < g.in[2])
+						v = xg[c * ivol + (i0 * g.in[1] + i1) * g.in[2] + i2];
+				}
+				tx[ly][lx] = v;
+				__syncthreads();
+#pragma unroll
+				for (int k = 0; k < KJ_I8_T; k++)
+					acc += tw[ly][k] * tx[k][lx];
+				__syncthreads();
+			}
+			if (row < cog && j < P)
+				y[(bn * g.cout + gr * cog + row) * P + j] = acc + (b ? b[gr * cog + row] : 0);
+		}
+	}
+}
+
+/* wp[co, r] = w[co, r] for r < K, 0 for K <= r < Kp: the weight with its
+ * reduction padded for cuBLAS. */
+__global__ void wpad_i8_k(const int8_t *__restrict__ w, int8_t *__restrict__ wp, int64_t K,
+			  int64_t Kp, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += stride) {
+		int64_t co = idx / Kp, r = idx % Kp;
+		wp[idx] = r < K ? w[co * K + r] : (int8_t)0;
+	}
+}
+
+/* The i8 columns of images n0 <= n < n0 + nb, group gr: col[(b*P + j)*Kp
+ * + c*kvol + tap] = the input value that tap of channel c meets at output
+ * position j (0 in the padding), and 0 for reductions K <= r < Kp.  One
+ * thread per (image, position, channel) writes that channel's kvol taps;
+ * channels run fastest, so a warp writes one contiguous run.  The caller
+ * keeps nb * P * Kp below 2^31, so 32-bit index arithmetic serves. */
+__global__ void im2col_i8_k(kjc_geom g, const int8_t *__restrict__ x, int8_t *__restrict__ col,
+			    int64_t n0, int64_t gr, unsigned nb, unsigned Kp)
+{
+	unsigned cig = (unsigned)(g.cin / g.groups), P = (unsigned)kjc_vol(g.out);
+	unsigned kvol = (unsigned)kjc_vol(g.k), K = cig * kvol, total = nb * P * cig;
+	unsigned out1 = (unsigned)g.out[1], out2 = (unsigned)g.out[2];
+	int64_t ivol = kjc_vol(g.in);
+	for (unsigned idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total;
+	     idx += gridDim.x * blockDim.x) {
+		unsigned c = idx % cig, rj = idx / cig, j = rj % P, bi = rj / P;
+		unsigned o2 = j % out2, o1 = (j / out2) % out1, o0 = j / (out2 * out1);
+		const int8_t *xc = x + ((n0 + bi) * g.cin + gr * cig + c) * ivol;
+		int8_t *dst = col + (size_t)rj * Kp + (size_t)c * kvol;
+		for (int64_t k0 = 0; k0 < g.k[0]; k0++) {
+			int64_t i0 = (int64_t)o0 * g.s[0] - g.p[0] + k0 * g.d[0];
+			int ok0 = i0 >= 0 && i0 < g.in[0];
+			for (int64_t k1 = 0; k1 < g.k[1]; k1++) {
+				int64_t i1 = (int64_t)o1 * g.s[1] - g.p[1] + k1 * g.d[1];
+				int ok1 = ok0 && i1 >= 0 && i1 < g.in[1];
+				for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+					int64_t i2 = (int64_t)o2 * g.s[2] - g.p[2] + k2 * g.d[2];
+					*dst++ = ok1 && i2 >= 0 && i2 < g.in[2]
+							 ? xc[(i0 * g.in[1] + i1) * g.in[2] + i2]
+							 : (int8_t)0;
+				}
+			}
+		}
+		if (c == cig - 1)
+			for (unsigned r = K; r < Kp; r++)
+				col[(size_t)rj * Kp + r] = 0;
+	}
+}
+
+/* y[n, c, :] += b[c] over [N, C, vol] of i32. */
+__global__ void bias_i32_k(int32_t *__restrict__ y, const int32_t *__restrict__ b, int64_t C,
+			   int64_t vol, int64_t n)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += stride)
+		y[idx] += b[(idx / vol) % C];
+}
+
+static int conv_i8_direct(kj_gpu *g, const kjc_geom &ge, const int8_t *x, const int8_t *w,
+			  const int32_t *b, int32_t *y, struct kj_err *err)
+{
+	int64_t cog = ge.cout / ge.groups, P = kjc_vol(ge.out), z = ge.N * ge.groups;
+	int64_t gx = (P + KJ_I8_T - 1) / KJ_I8_T, gy = (cog + KJ_I8_T - 1) / KJ_I8_T;
+	if (gx > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "conv (i8): %lld output positions are too many",
+				  (long long)P);
+	dim3 grid((unsigned)gx, (unsigned)(gy < 65535 ? gy : 65535), (unsigned)(z < 65535 ? z : 65535)),
+		block(KJ_I8_T, KJ_I8_T);
+	conv_i8_k<<<grid, block, 0, g->stream>>>(ge, x, w, b, y);
+	KJ_LAUNCH_CHECK(err, "conv (i8)");
+	return 0;
+}
+
+/* The i8 GEMM route of conv_i8: *done = 1 when it computed y (without the
+ * bias), 0 when cuBLAS refused the shape (nothing to undo: the caller
+ * rewrites every output).  Per group and chunk of nb images: the columns
+ * [nb, P, Kp] into d->col after the padded weight [C_out, Kp], then one
+ * cublasGemmStridedBatchedEx (CUDA_R_8I in, CUDA_R_32I out,
+ * CUBLAS_COMPUTE_32I): in column-major terms y_img^T [P, cog] = col^T (op
+ * T, ld Kp) x wp_group (ld Kp), written straight into y's [cog, P] block
+ * of each image (ldc P, stride C_out * P). */
+static int conv_i8_gemm(kj_gpu *g, struct kj_dnn *d, const kjc_geom &ge, const int8_t *x,
+			const int8_t *w, int32_t *y, int *done, struct kj_err *err)
+{
+	int64_t cig = ge.cin / ge.groups, cog = ge.cout / ge.groups, kvol = kjc_vol(ge.k);
+	int64_t K = cig * kvol, Kp = (K + KJ_I8_KPAD - 1) / KJ_I8_KPAD * KJ_I8_KPAD;
+	int64_t P = kjc_vol(ge.out);
+	size_t wpb = ((size_t)(ge.cout * Kp) + 255) & ~(size_t)255;
+	int8_t *wp = (int8_t *)d->col, *col = (int8_t *)d->col + wpb;
+	int64_t nb = (int64_t)((KJ_DNN_COL_BYTES - wpb) / (size_t)(P * Kp));
+	const int32_t one = 1, zero = 0;
+
+	*done = 0;
+	if (nb > ge.N)
+		nb = ge.N;
+	wpad_i8_k<<<kj_blocks(g, ge.cout * Kp, 256), 256, 0, g->stream>>>(w, wp, K, Kp, ge.cout * Kp);
+	KJ_LAUNCH_CHECK(err, "conv (i8) weight padding");
+	KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
+	for (int64_t gr = 0; gr < ge.groups; gr++)
+		for (int64_t n0 = 0; n0 < ge.N; n0 += nb) {
+			int64_t m = ge.N - n0 < nb ? ge.N - n0 : nb;
+			cublasStatus_t st;
+			im2col_i8_k<<<kj_blocks(g, m * P * cig, 256), 256, 0, g->stream>>>(
+				ge, x, col, n0, gr, (unsigned)m, (unsigned)Kp);
+			KJ_LAUNCH_CHECK(err, "conv (i8) im2col");
+			st = cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)P, (int)cog,
+							(int)Kp, &one, col, CUDA_R_8I, (int)Kp, P * Kp,
+							wp + gr * cog * Kp, CUDA_R_8I, (int)Kp, 0, &zero,
+							y + (n0 * ge.cout + gr * cog) * P, CUDA_R_32I, (int)P,
+							ge.cout * P, (int)m, CUBLAS_COMPUTE_32I,
+							CUBLAS_GEMM_DEFAULT);
+			if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE)
+				return 0;
+			if (st != CUBLAS_STATUS_SUCCESS)
+				return kj_err_set(err, KJ_E_CUDA, "conv (i8): cublasGemmStridedBatchedEx failed: %s",
+						  cublasGetStatusString(st));
+		}
+	*done = 1;
+	return 0;
+}
+
+/* The i8 conv route KJ_CONV_I8 forces, for tests: 0 none (auto), 1
+ * "direct" (conv_i8_k always), 2 "gemm" (the cuBLAS route or an error). */
+static int i8_route_forced(void)
+{
+	const char *v = getenv("KJ_CONV_I8");
+	if (v && !strcmp(v, "direct"))
+		return 1;
+	if (v && !strcmp(v, "gemm"))
+		return 2;
+	return 0;
+}
+
+/* y (i32) = conv(x, w) + b on i8 x and w (b i32 or NULL), exactly: the
+ * cuBLAS int8 GEMM route (conv_i8_gemm) where its rules hold and the shape
+ * is GEMM-sized (P, the output positions per image, a multiple of 4 so
+ * that each image's rows start 16-byte aligned; at least 8 output channels
+ * and 32 reduction terms per group; one image's columns and the padded
+ * weight within the column scratch), else, or when cuBLAS refuses, the
+ * implicit-GEMM kernel conv_i8_k.  A bias is added after the GEMM. */
+static int conv_i8(kj_gpu *g, const kjc_geom &ge, const int8_t *x, const int8_t *w,
+		   const int32_t *b, int32_t *y, struct kj_err *err)
+{
+	int64_t cig = ge.cin / ge.groups, cog = ge.cout / ge.groups, kvol = kjc_vol(ge.k);
+	int64_t K = cig * kvol, Kp = (K + KJ_I8_KPAD - 1) / KJ_I8_KPAD * KJ_I8_KPAD;
+	int64_t P = kjc_vol(ge.out), ny = ge.N * ge.cout * P;
+	size_t wpb = ((size_t)(ge.cout * Kp) + 255) & ~(size_t)255;
+	int force = i8_route_forced(), rc, done = 0;
+	int fits = P % 4 == 0 && cog >= 8 && K >= 32 && P <= INT_MAX && cog <= INT_MAX &&
+		   wpb < KJ_DNN_COL_BYTES && (size_t)(P * Kp) <= KJ_DNN_COL_BYTES - wpb;
+	struct kj_dnn *d;
+
+	if (fits && force != 1) {
+		if ((rc = dnn_get(g, &d, err)) || (rc = dnn_col(d, err)) ||
+		    (rc = conv_i8_gemm(g, d, ge, x, w, y, &done, err)))
+			return rc;
+	}
+	if (!done && force == 2)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "conv (i8): KJ_CONV_I8=gemm, but %s",
+				  fits ? "cuBLAS refused the int8 GEMM"
+				       : "the cuBLAS route does not apply to this shape");
+	if (!done)
+		return conv_i8_direct(g, ge, x, w, b, y, err);
+	if (b) {
+		bias_i32_k<<<kj_blocks(g, ny, 256), 256, 0, g->stream>>>(y, b, ge.cout, P, ny);
+		KJ_LAUNCH_CHECK(err, "conv (i8) bias");
+	}
+	return 0;
+}
+
 /* ---- the reference ---- */
 
 static int ref_conv(kj_gpu *g, const kjc_geom &ge, const double *x, const double *w,
@@ -1222,7 +1454,7 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 	struct dnn_plan *p;
 	kj_dtype dt = nd->in[0].dtype;
 	const void *bias = nd->present[2] ? in[2] : NULL;
-	size_t es = reference ? 8 : kj_dtype_size(dt);
+	size_t es = reference ? 8 : kj_dtype_size(nd->out.dtype);
 	int64_t ny;
 	int rc;
 
@@ -1244,6 +1476,9 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 		KJ_LAUNCH_CHECK(err, "conv bias");
 		return 0;
 	}
+	if (!reference && dt == KJ_I8)
+		return conv_i8(g, ge, (const int8_t *)in[0], (const int8_t *)in[1],
+			       (const int32_t *)bias, (int32_t *)out, err);
 	if (reference) {
 		if (kind == KJC_CONV)
 			return ref_conv(g, ge, (const double *)in[0], (const double *)in[1],
