@@ -66,8 +66,8 @@ STRUCTS = {t: struct.Struct(f) for t, f in FORMATS.items()}
 EXIT_DONE, EXIT_NOT_JUDGED, EXIT_BAD_REQUEST, EXIT_NO_REPLY, EXIT_CUDA = 0, 2, 3, 4, 5
 
 DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i8": "int8",
-          "i32": "int32", "i64": "int64", "bool": "bool"}
-DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8, "bool": 1}
+          "i32": "int32", "i64": "int64", "bool": "bool", "f8e4m3": "float8_e4m3fn"}
+DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8, "bool": 1, "f8e4m3": 1}
 
 # ---- static policy (docs/worker-protocol.md, "Python candidates") ----
 
@@ -487,7 +487,9 @@ def serve(backend, abi, cache, trace=False):
             "ev1": ev1, "flush": flush.data_ptr(), "flush_t": flush, "flush_n": flush.numel(),
             "mode": Count, "tensor": tensor, "watched": watched, "snapshot": snapshot,
             "main": main_mod, "cur_raw": torch._C._cuda_getCurrentRawStream,
-            "dtypes": {k: getattr(torch, v) for k, v in DTYPES.items()},
+            # float8 since torch 2.1: with an older torch a task naming it
+            # fails at its first call (the dtype missing below), others run
+            "dtypes": {k: getattr(torch, v) for k, v in DTYPES.items() if hasattr(torch, v)},
             "record": rt.eventRecord, "esync": rt.eventSynchronize, "elapsed": rt.eventElapsedTime,
             "dsync": rt.deviceSynchronize, "memset": rt.memsetAsync, "ssync": rt.streamSynchronize,
             "cuda_err": rt.CUDARuntimeError, "dispatch_len": torch._C._len_torch_dispatch_stack,
@@ -656,7 +658,11 @@ def serve(backend, abi, cache, trace=False):
             if off >= st["arena_size"] or off + nbytes > st["arena_size"]:
                 return reply_err(seq, "argument %d: offset %d is outside the device arena (%d bytes)" %
                                  (i, off, st["arena_size"]))
-            t = st["arena"][off:off + nbytes].view(e["dtypes"][a["dtype"]]).view(shape)
+            dt = e["getitem"](e["dtypes"], a["dtype"])
+            if dt is None:
+                return reply_err(seq, "argument %d: dtype %s needs torch.%s, which this torch lacks" %
+                                 (i, a["dtype"], DTYPES.get(a["dtype"], "?")))
+            t = st["arena"][off:off + nbytes].view(dt).view(shape)
             tensors.append(t)
         ins = [t for t, a in zip(tensors, args_spec) if a["kind"] == "input"]
         pars = [t for t, a in zip(tensors, args_spec) if a["kind"] == "param"]

@@ -175,7 +175,8 @@ int kj_calib_load(const char *cache_dir, const char *uuid, kj_calib *c);
  * GEMM rate of its input dtype for ops that run on matrix units (matmul, bmm,
  * linear, convolutions, attention), 0 for the others (memory-bound: their
  * roof is the bandwidth).  kj_plan_peak_tflops: the rate of the plan's first
- * such node, else the fp32 rate (the roofline's compute roof). */
+ * such node (the fp8 rate when the task has an f8e4m3 input), else the fp32
+ * rate (the roofline's compute roof). */
 double kj_node_peak_tflops(const kj_plan *p, int n, const kj_calib *c);
 double kj_plan_peak_tflops(const kj_plan *p, const kj_calib *c);
 int kj_calib_store(const char *cache_dir, const kj_calib *c);

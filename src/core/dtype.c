@@ -5,6 +5,8 @@
  * mode; a NaN becomes CUDA's canonical NaN 0x7fff, as those intrinsics return
  * (checked on an H200 over all 2^32 floats).  bf16 -> f32 keeps a NaN's bits,
  * f16 -> f32 gives 0x7fffffff, as __bfloat162float and __half2float do.
+ * float -> f8e4m3 is PyTorch's rule (c10/util/Float8_e4m3fn.h), not CUDA's
+ * saturating __nv_fp8_e4m3: see dtype.h.
  */
 #include "kjudge/dtype.h"
 
@@ -21,6 +23,7 @@ static const struct {
 	[KJ_I32] = { "i32", "int32_t", "int32_t", 4 },
 	[KJ_I64] = { "i64", "int64_t", "int64_t", 8 },
 	[KJ_BOOL] = { "bool", "bool", "bool", 1 },
+	[KJ_F8E4M3] = { "f8e4m3", "__nv_fp8_e4m3", "kj_fp8_e4m3", 1 },
 };
 
 static int valid(kj_dtype t)
@@ -56,7 +59,7 @@ int kj_dtype_from_name(const char *s, kj_dtype *out)
 
 int kj_dtype_is_float(kj_dtype t)
 {
-	return t == KJ_F32 || t == KJ_F16 || t == KJ_BF16;
+	return t == KJ_F32 || t == KJ_F16 || t == KJ_BF16 || t == KJ_F8E4M3;
 }
 
 int kj_dtype_is_int(kj_dtype t)
@@ -142,6 +145,34 @@ float kj_bf16_to_f32(uint16_t h)
 	return bits_f32((uint32_t)h << 16);
 }
 
+uint8_t kj_f32_to_f8e4m3(float f)
+{
+	uint32_t u = f32_bits(f), sign = (u >> 24) & 0x80u, mag = u & 0x7fffffffu;
+
+	/* 480 and up (Inf and NaN included) would round past 448 into the NaN
+	 * pattern or beyond; (464, 480) gets there by the rounding below */
+	if (mag >= 0x43f00000u)
+		return (uint8_t)(sign | 0x7fu);
+	if (mag >= 0x3c800000u) /* normal: rebias 127 -> 7, keep 3 bits */
+		return (uint8_t)(sign | shift_rne(mag - 0x3c000000u, 20));
+	if (mag < 0x3a800000u) /* below 2^-10: rounds to zero (2^-10 too, tie to even) */
+		return (uint8_t)sign;
+	/* subnormal: units of 2^-9; a carry into 8 is the smallest normal */
+	return (uint8_t)(sign | shift_rne((mag & 0x7fffffu) | 0x800000u, 141 - (mag >> 23)));
+}
+
+float kj_f8e4m3_to_f32(uint8_t b)
+{
+	uint32_t sign = (uint32_t)(b & 0x80u) << 24, e = (b >> 3) & 0xfu, m = b & 7u;
+
+	if (e == 0xf && m == 7)
+		return bits_f32(sign | 0x7fc00000u);
+	if (e != 0)
+		return bits_f32(sign | ((e + 120) << 23) | (m << 20));
+	/* subnormal or zero: m * 2^-9 is exact */
+	return sign ? -((float)m * 0x1p-9f) : (float)m * 0x1p-9f;
+}
+
 /* Truncation toward zero with saturation; NaN -> 0. */
 static double sat_trunc(double v, double lo, double hi)
 {
@@ -183,6 +214,8 @@ double kj_load(kj_dtype t, const void *buf, size_t i)
 	}
 	case KJ_BOOL:
 		return p[i] != 0;
+	case KJ_F8E4M3:
+		return kj_f8e4m3_to_f32(p[i]);
 	default:
 		return 0.0;
 	}
@@ -226,6 +259,9 @@ void kj_store(kj_dtype t, void *buf, size_t i, double v)
 	}
 	case KJ_BOOL:
 		p[i] = v != 0.0;
+		break;
+	case KJ_F8E4M3:
+		p[i] = kj_f32_to_f8e4m3((float)v);
 		break;
 	default:
 		break;

@@ -227,6 +227,9 @@ void kj_tolerance(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
 		*atol = *rtol = 1e-4;
 	} else if (dt == KJ_F16 || dt == KJ_BF16) {
 		*atol = *rtol = 1e-2;
+	} else if (dt == KJ_F8E4M3) {
+		/* one rounding of f8 (3 mantissa bits) is up to 2^-4 relative */
+		*atol = *rtol = 0.125;
 	} else {
 		*atol = *rtol = 0;
 	}
@@ -420,6 +423,9 @@ static void fill_sentinel(kj_dtype dt, void *p, size_t n)
 	}
 	case KJ_I8:
 		memset(p, 0x80, n);
+		break;
+	case KJ_F8E4M3: /* the one NaN pattern: f8 has no room for a payload */
+		memset(p, 0x7f, n);
 		break;
 	case KJ_I32: {
 		int32_t s = INT32_MIN;
@@ -1188,10 +1194,16 @@ double kj_node_peak_tflops(const kj_plan *p, int n, const kj_calib *c)
 
 double kj_plan_peak_tflops(const kj_plan *p, const kj_calib *c)
 {
+	int f8 = 0;
+	for (int v = 0; v < p->task->nvals; v++)
+		f8 |= p->task->vals[v].kind == KJ_V_INPUT && p->vals[v].dtype == KJ_F8E4M3;
 	for (int n = 0; n < p->task->nnodes; n++) {
 		double r = kj_node_peak_tflops(p, n, c);
+		/* f8 inputs cast up for the product: the fp8 tensor cores are the
+		 * roof a kernel can reach (the eager baseline multiplies the cast
+		 * values, so its sizing keeps the node's own rate) */
 		if (r > 0)
-			return r;
+			return f8 && c->fp8_tflops > 0 ? c->fp8_tflops : r;
 	}
 	return c->fp32_tflops;
 }

@@ -534,6 +534,8 @@ const char *kj_dtype_torch_name(kj_dtype d)
 		return "torch.int64";
 	case KJ_BOOL:
 		return "torch.bool";
+	case KJ_F8E4M3:
+		return "torch.float8_e4m3fn";
 	case KJ_DTYPE_COUNT:
 		break;
 	}

@@ -77,13 +77,28 @@ static void tolerance_text(const kj_task *t, char *buf, size_t len)
 	}
 }
 
-/* The judge's rule (judge_gpu.c): the peak of the dtype of the task's first
- * matmul-like op, else fp32. */
+/* 1 when one of the task's values is f8e4m3. */
+static int task_has_f8(const kj_task *t)
+{
+	for (int v = 0; v < t->nvals; v++)
+		if (t->vals[v].kind != KJ_V_CONST && t->vals[v].kind != KJ_V_TEMP &&
+		    t->vals[v].dtype == KJ_F8E4M3)
+			return 1;
+	return 0;
+}
+
+/* The judge's rule (kj_plan_peak_tflops): the peak of the dtype of the
+ * task's first matmul-like op (fp8 when the task has f8e4m3 values), else
+ * fp32. */
 static double peak_tflops(const kj_task *t, const kj_plan *p, const kj_calib *c, const char **what)
 {
 	for (int n = 0; n < t->nnodes; n++) {
 		const char *name = t->nodes[n].op->name;
 		if (!strcmp(name, "matmul") || !strcmp(name, "bmm") || !strcmp(name, "linear")) {
+			if (task_has_f8(t) && c->fp8_tflops > 0) {
+				*what = "fp8 tensor-core";
+				return c->fp8_tflops;
+			}
 			switch (p->nodes[n].in[0].dtype) {
 			case KJ_F16:
 				*what = "fp16 tensor-core";
@@ -115,6 +130,8 @@ static void hardware_section(struct kjl_buf *b, const kj_task *t, const kj_calib
 	kjl_printf(b, "- dense GEMM peaks: fp32 %.1f TFLOP/s, tf32 %.1f, fp16 %.1f, bf16 %.1f, fp64 %.1f; "
 		   "int8 %.1f TOP/s\n", c->fp32_tflops, c->tf32_tflops, c->fp16_tflops, c->bf16_tflops,
 		   c->fp64_tflops, c->int8_tops);
+	if (task_has_f8(t))
+		kjl_printf(b, "- fp8 (e4m3) GEMM peak: %.1f TFLOP/s\n", c->fp8_tflops);
 	kjl_printf(b, "- roofline of each timed shape, T_sol = max(FLOPs / peak, compulsory bytes / bandwidth):\n");
 	for (int i = 0; i < t->nbind; i++) {
 		kj_plan p;
@@ -368,6 +385,14 @@ static int task_sections(struct kjl_buf *b, const kj_task *t, const char *kt, si
 	else
 		kjl_printf(b, "- #include \"kjudge_cpu.h\" gives kj_half and kj_bfloat16 (16-bit patterns) and their\n"
 			   "  conversions kj_half_to_float, kj_float_to_half, kj_bfloat16_to_float, kj_float_to_bfloat16.\n");
+	if (task_has_f8(t))
+		kjl_printf(b, "- f8e4m3 is PyTorch's torch.float8_e4m3fn (1 sign, 4 exponent bits with bias 7, 3 mantissa\n"
+			   "  bits, max 448, no Inf; S.1111.111 is NaN; a cast to it rounds to nearest even and makes\n"
+			   "  |x| > 464 NaN, as PyTorch): %s.\n",
+			   be == KJ_BACKEND_CUDA ? "__nv_fp8_e4m3 (cuda_fp8.h; float(x) decodes it exactly; its float\n"
+						   "  constructor saturates to 448 instead)"
+						 : "kj_fp8_e4m3 (an 8-bit pattern) with kj_fp8_e4m3_to_float and "
+						   "kj_float_to_fp8_e4m3");
 	kjl_printf(b, "- Write every element of every output: outputs are pre-filled with NaN.  Never write to an\n"
 		   "  input.  Work for every shape below and any other valid shape: do not specialise on sizes.\n"
 		   "- No library calls that do the work (BLAS, cuBLAS, cuDNN, Thrust...), no files, processes,\n"

@@ -292,6 +292,27 @@ static int bind_dist(const kj_task *t, int bind, const kj_value *v, const kj_tin
 	return 0;
 }
 
+/* f8e4m3 is a storage type: only cast() (to and from it) and reshape (which
+ * moves no bytes) take it; any other op fails here, naming op and dtype,
+ * rather than computing on f8 values (what PyTorch does not do either). */
+static int f8_operands_ok(const kj_task *t, int bind, const kj_node *node, const kj_bnode *bn,
+			  struct kj_err *err)
+{
+	const char *name = node->op->name;
+	if (!strcmp(name, "cast") || !strcmp(name, "reshape"))
+		return 0;
+	for (int k = 0; k < bn->nin; k++)
+		if (bn->present[k] && bn->in[k].dtype == KJ_F8E4M3)
+			return berr(t, bind, node->loc, err,
+				    "%s: operand %d has dtype f8e4m3, which only cast() and reshape take "
+				    "(cast it to f32, f16 or bf16 first)",
+				    name, k + 1);
+	if (bn->out.dtype == KJ_F8E4M3) /* after infer: an op that makes f8 values */
+		return berr(t, bind, node->loc, err,
+			    "%s: gives dtype f8e4m3, which only cast() may produce", name);
+	return 0;
+}
+
 int kj_plan_build(const kj_task *t, int bind, kj_plan *p, struct kj_err *err)
 {
 	const int64_t *sv;
@@ -363,10 +384,14 @@ int kj_plan_build(const kj_task *t, int bind, kj_plan *p, struct kj_err *err)
 		if (rc)
 			break;
 		bn->nin = ti;
+		if ((rc = f8_operands_ok(t, bind, node, bn, err)))
+			break;
 		if (op->infer(bn, msg, sizeof(msg))) {
 			rc = berr(t, bind, node->loc, err, "%s", msg[0] ? msg : "invalid operands");
 			break;
 		}
+		if ((rc = f8_operands_ok(t, bind, node, bn, err)))
+			break;
 		if (!numel_ok(&bn->out.shape)) {
 			rc = berr(t, bind, node->loc, err, "%s: result has more than 2^40 elements", op->name);
 			break;

@@ -266,6 +266,7 @@ static void test_sentinel(void)
 	static const uint64_t pat[KJ_DTYPE_COUNT] = {
 		[KJ_F32] = 0x7fc0deadu, [KJ_F16] = 0x7e5a, [KJ_BF16] = 0x7fda, [KJ_I8] = 0x80,
 		[KJ_I32] = 0x80000000u, [KJ_I64] = 0x8000000000000000ull, [KJ_BOOL] = 0xaa,
+		[KJ_F8E4M3] = 0x7f,
 	};
 	size_t n = 1001;
 	unsigned char *h = xmalloc(n * 8 + 8);
@@ -499,7 +500,8 @@ static void compare_case(int t, size_t n, int inject)
 
 static void test_compare(void)
 {
-	static const int types[] = { KJ_F32, KJ_F16, KJ_BF16, KJ_I8, KJ_I32, KJ_I64, KJ_BOOL, KJ_F64 };
+	static const int types[] = { KJ_F32, KJ_F16, KJ_BF16, KJ_I8, KJ_I32, KJ_I64, KJ_BOOL, KJ_F8E4M3,
+				     KJ_F64 };
 	kj_gpu_cmp c;
 
 	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {

@@ -1,4 +1,4 @@
-/* Element types: names, sizes, f16/bf16 rounding, load/store saturation. */
+/* Element types: names, sizes, f16/bf16/f8e4m3 rounding, load/store saturation. */
 #include "kjudge/dtype.h"
 
 #include "candidate/kjudge_cpu.h"
@@ -28,10 +28,12 @@ static uint32_t bitsf(float f)
 
 static void test_names(void)
 {
-	static const char *names[] = { "f32", "f16", "bf16", "i8", "i32", "i64", "bool" };
-	static const char *cuda[] = { "float", "__half", "__nv_bfloat16", "int8_t", "int32_t", "int64_t", "bool" };
-	static const char *cpu[] = { "float", "kj_half", "kj_bfloat16", "int8_t", "int32_t", "int64_t", "bool" };
-	static const size_t sizes[] = { 4, 2, 2, 1, 4, 8, 1 };
+	static const char *names[] = { "f32", "f16", "bf16", "i8", "i32", "i64", "bool", "f8e4m3" };
+	static const char *cuda[] = { "float", "__half", "__nv_bfloat16", "int8_t", "int32_t", "int64_t", "bool",
+				      "__nv_fp8_e4m3" };
+	static const char *cpu[] = { "float", "kj_half", "kj_bfloat16", "int8_t", "int32_t", "int64_t", "bool",
+				     "kj_fp8_e4m3" };
+	static const size_t sizes[] = { 4, 2, 2, 1, 4, 8, 1, 1 };
 	kj_dtype t;
 	int i;
 
@@ -49,8 +51,9 @@ static void test_names(void)
 	is_int(kj_dtype_size(KJ_DTYPE_COUNT), 0, "size of an invalid dtype is 0");
 	is_str(kj_dtype_name(KJ_DTYPE_COUNT), "?", "name of an invalid dtype");
 	ok(kj_dtype_is_float(KJ_F32) && kj_dtype_is_float(KJ_F16) && kj_dtype_is_float(KJ_BF16) &&
-		   !kj_dtype_is_float(KJ_I8) && !kj_dtype_is_float(KJ_BOOL),
-	   "is_float: f32 f16 bf16 only");
+		   kj_dtype_is_float(KJ_F8E4M3) && !kj_dtype_is_float(KJ_I8) && !kj_dtype_is_float(KJ_BOOL),
+	   "is_float: f32 f16 bf16 f8e4m3 only");
+	ok(!kj_dtype_is_int(KJ_F8E4M3), "f8e4m3 is not an integer type");
 	ok(kj_dtype_is_int(KJ_I8) && kj_dtype_is_int(KJ_I32) && kj_dtype_is_int(KJ_I64) &&
 		   !kj_dtype_is_int(KJ_BOOL) && !kj_dtype_is_int(KJ_F16),
 	   "is_int: i8 i32 i64, not bool");
@@ -173,6 +176,116 @@ static uint64_t next(uint64_t *s)
 
 /* The candidate header ships the same conversions for CPU candidates; the
  * judge and the candidate must agree bit for bit. */
+/* The value of an e4m3 pattern from its definition, in double. */
+static double f8_value(uint8_t b)
+{
+	int e = (b >> 3) & 0xf, m = b & 7;
+	double v = e ? ldexp(1.0 + m / 8.0, e - 7) : ldexp((double)m, -9);
+	return (b & 0x80) ? -v : v;
+}
+
+static void test_f8e4m3(void)
+{
+	static const struct {
+		float in;
+		uint8_t want;
+		const char *what;
+	} enc[] = {
+		{ 0.0f, 0x00, "0" },
+		{ -0.0f, 0x80, "-0 keeps its sign" },
+		{ 0x1p-9f, 0x01, "2^-9, the smallest subnormal" },
+		{ 0x1p-10f, 0x00, "2^-10 is a tie between 0 and 2^-9: to even, 0" },
+		{ 0x1.000002p-10f, 0x01, "just above 2^-10 rounds up to 2^-9" },
+		{ 0x1.8p-9f, 0x02, "1.5 * 2^-9 is a tie: to even, 2 * 2^-9" },
+		{ 0x1.cp-7f, 0x07, "7 * 2^-9, the largest subnormal" },
+		{ 0x1.ep-7f, 0x08, "7.5 * 2^-9 carries into the smallest normal 2^-6" },
+		{ 0x1p-6f, 0x08, "2^-6, the smallest normal" },
+		{ 1.0f, 0x38, "1.0" },
+		{ -2.0f, 0xc0, "-2.0" },
+		{ 0.1f, 0x1d, "0.1 -> 0.1015625" },
+		{ 1.0625f, 0x38, "1.0625 is a tie between 1.0 and 1.125: to even, 1.0" },
+		{ 1.1875f, 0x3a, "1.1875 is a tie between 1.125 and 1.25: to even, 1.25" },
+		{ 448.0f, 0x7e, "448, the largest finite value" },
+		{ -448.0f, 0xfe, "-448" },
+		{ 464.0f, 0x7e, "464 is a tie between 448 and (NaN) 480: to even, 448" },
+		{ 464.00003f, 0x7f, "just above 464 rounds past 448: NaN, as PyTorch" },
+		{ 470.0f, 0x7f, "470 -> NaN" },
+		{ 480.0f, 0x7f, "480 -> NaN" },
+		{ -1e6f, 0xff, "-1e6 -> NaN with the sign" },
+		{ INFINITY, 0x7f, "+Inf -> NaN (e4m3fn has no Inf)" },
+		{ -INFINITY, 0xff, "-Inf -> -NaN" },
+	};
+	int bad_val = 0, bad_trip = 0, bad_hdr = 0;
+
+	for (size_t i = 0; i < sizeof(enc) / sizeof(enc[0]); i++)
+		is_hex(kj_f32_to_f8e4m3(enc[i].in), enc[i].want, "f32 -> f8e4m3: %s", enc[i].what);
+	is_hex(kj_f32_to_f8e4m3(NAN), 0x7f, "NaN -> 0x7f");
+	is_hex(kj_f32_to_f8e4m3(fbits(0xffc00001u)), 0xff, "a negative NaN -> 0xff");
+	is_near(kj_f8e4m3_to_f32(0x1d), 0.1015625, 0, "0x1d decodes to 0.1015625");
+	is_near(kj_f8e4m3_to_f32(0x01), 0x1p-9, 0, "0x01 decodes to 2^-9");
+	is_near(kj_f8e4m3_to_f32(0x7e), 448.0, 0, "0x7e decodes to 448");
+	is_hex(bitsf(kj_f8e4m3_to_f32(0x80)), 0x80000000u, "0x80 decodes to -0.0");
+	ok(isnan(kj_f8e4m3_to_f32(0x7f)) && isnan(kj_f8e4m3_to_f32(0xff)) &&
+		   signbit(kj_f8e4m3_to_f32(0xff)) && !signbit(kj_f8e4m3_to_f32(0x7f)),
+	   "0x7f and 0xff decode to NaNs of their sign");
+	ok(!isnan(kj_f8e4m3_to_f32(0x78)) && kj_f8e4m3_to_f32(0x78) == 256.0f,
+	   "S.1111.000 is 256, not Inf or NaN (e4m3fn)");
+	/* every pattern: the definition, the round trip, and the candidate
+	 * header's twin of both conversions */
+	for (unsigned b = 0; b < 256; b++) {
+		kj_fp8_e4m3 x = { (uint8_t)b };
+		float f = kj_f8e4m3_to_f32((uint8_t)b);
+		if ((b & 0x7f) == 0x7f) {
+			bad_val += !isnan(f);
+			bad_hdr += !isnan(kj_fp8_e4m3_to_float(x));
+			continue;
+		}
+		bad_val += (double)f != f8_value((uint8_t)b);
+		bad_trip += kj_f32_to_f8e4m3(f) != b;
+		bad_hdr += bitsf(kj_fp8_e4m3_to_float(x)) != bitsf(f);
+	}
+	is_int(bad_val, 0, "every f8e4m3 pattern decodes to its defined value");
+	is_int(bad_trip, 0, "every non-NaN pattern encodes back to itself");
+	/* rounding: every float on a grid of 2^-12 steps of each binade against
+	 * the nearest-even pick among all finite patterns */
+	{
+		int bad_rne = 0;
+		for (int e = -12; e <= 9; e++)
+			for (int k = 0; k < 4096; k++) {
+				float f = ldexpf(1.0f + k / 4096.0f, e);
+				uint8_t got = kj_f32_to_f8e4m3(f), best = 0;
+				double bd = INFINITY;
+				for (unsigned b = 0; b < 0x7f; b++) {
+					double d = fabs(f8_value((uint8_t)b) - f);
+					if (d < bd || (d == bd && !(b & 1))) {
+						bd = d;
+						best = (uint8_t)b;
+					}
+				}
+				/* past 448 + half its ulp (464) PyTorch gives NaN */
+				if (f > 464.0f)
+					best = 0x7f;
+				bad_rne += got != best;
+				{
+					kj_fp8_e4m3 h = kj_float_to_fp8_e4m3(-f);
+					bad_hdr += h.bits != (uint8_t)(best | 0x80);
+				}
+			}
+		is_int(bad_rne, 0, "f32 -> f8e4m3 rounds to the nearest pattern, ties to even, over 22 binades");
+	}
+	is_int(bad_hdr, 0, "kjudge_cpu.h's kj_fp8_e4m3 conversions give the same bits");
+	{
+		unsigned char buf[2];
+		kj_store(KJ_F8E4M3, buf, 1, 0.1);
+		is_hex(buf[1], 0x1d, "kj_store(f8e4m3, 0.1)");
+		is_near(kj_load(KJ_F8E4M3, buf, 1), 0.1015625, 0, "kj_load of it");
+		kj_store(KJ_F8E4M3, buf, 0, 1e300);
+		is_hex(buf[0], 0x7f, "kj_store(f8e4m3, 1e300) is NaN (via f32 Inf)");
+		kj_store(KJ_F8E4M3, buf, 0, 0.10156250000000001);
+		is_hex(buf[0], 0x1d, "a double rounds through f32 first");
+	}
+}
+
 static void test_candidate_header(void)
 {
 	uint64_t s = 2024;
@@ -316,6 +429,7 @@ int main(void)
 	test_names();
 	test_f16();
 	test_bf16();
+	test_f8e4m3();
 	test_candidate_header();
 	test_load_store();
 	return done_testing();

@@ -130,6 +130,34 @@ static void test_cast_f16(void)
 	teardown(&r);
 }
 
+/* f8e4m3 is a storage type: cast() to and from it and reshape run in both
+ * executors with PyTorch's rounding (ties to even, |x| > 464 -> NaN). */
+static void test_cast_f8(void)
+{
+	static const char text[] =
+		"task c\n"
+		"input  x: f32[N]\n"
+		"output q: f8e4m3[N]\n"
+		"output y: f32[N, 1]\n"
+		"q = cast(x, f8e4m3)\n"
+		"y = cast(reshape(q, [N, 1]), f32) * 2.0\n"
+		"check N=6\n";
+	static const double x[] = { 0.1, 1.0625, 1.1875, 464, 470, -0.0009765625 };
+	static const double qv[] = { 0.1015625, 1.0, 1.25, 448, NAN, -0.0 };
+	double yv[6];
+	struct run r;
+	for (int i = 0; i < 6; i++)
+		yv[i] = qv[i] * 2;
+	if (setup(&r, text, "cast to f8e4m3")) {
+		set_input(&r, "x", x, 6);
+		if (run_both(&r, "cast to f8e4m3")) {
+			out_is(&r, "q", qv, 6, "cast to f8e4m3");
+			out_is(&r, "y", yv, 6, "f8e4m3 reshaped and cast back to f32");
+		}
+	}
+	teardown(&r);
+}
+
 static void test_argmax(void)
 {
 	static const char text[] =
@@ -269,6 +297,7 @@ int main(void)
 {
 	test_mlp();
 	test_cast_f16();
+	test_cast_f8();
 	test_argmax();
 	test_literals();
 	test_scalar_output();

@@ -182,6 +182,43 @@ static void test_prototypes(void)
 	kj_task_free(t);
 }
 
+/* f8e4m3: a storage type that only cast() and reshape take or make. */
+static void test_f8(void)
+{
+	static const char text[] =
+		"task f\n"
+		"input  a: f8e4m3[M, K] ~ normal\n"
+		"input  s: f32[M, 1] ~ uniform(0.5, 2)\n"
+		"output q: f8e4m3[K, M]\n"
+		"output y: bf16[M, K]\n"
+		"q = cast(cast(reshape(a, [K, M]), f32) * 0.5, f8e4m3)\n"
+		"y = cast(cast(a, f32) * s, bf16)\n"
+		"check M=2 K=3\n";
+	kj_task *t = parse(text);
+	char buf[512];
+	if (!ok(t != NULL, "an f8e4m3 task with cast and reshape parses")) {
+		printf("#   %s\n", last_err.msg);
+	} else {
+		kj_task_prototype(t, 0, buf, sizeof(buf));
+		is_str(str(buf),
+		       "void f(const kj_fp8_e4m3* a, const float* s, kj_fp8_e4m3* q, kj_bfloat16* y, int64_t M, int64_t K)",
+		       "cpu prototype with kj_fp8_e4m3");
+		kj_task_prototype(t, 1, buf, sizeof(buf));
+		is_str(str(buf),
+		       "extern \"C\" void f(const __nv_fp8_e4m3* a, const float* s, __nv_fp8_e4m3* q, __nv_bfloat16* y, int64_t M, int64_t K, cudaStream_t stream)",
+		       "cuda prototype with __nv_fp8_e4m3");
+		kj_task_free(t);
+	}
+	err_is("task f\ninput a: f8e4m3[N] ~ normal\noutput y: f8e4m3[N]\ny = relu(a)\ncheck N=2\n", KJ_E_TYPE,
+	       "4:5", "relu: operand 1 has dtype f8e4m3, which only cast() and reshape take", "relu of f8");
+	err_is("task f\ninput a: f8e4m3[N] ~ normal\ninput b: f32[N] ~ normal\noutput y: f32[N]\n"
+	       "y = b * a\ncheck N=2\n", KJ_E_TYPE, "5:7",
+	       "mul: operand 2 has dtype f8e4m3, which only cast() and reshape take (cast it to f32, f16 or bf16 first)",
+	       "f32 * f8");
+	err_is("task f\ninput a: f8e4m3[N, K] ~ normal\noutput y: f8e4m3[N, N]\ny = matmul(a, a)\ncheck N=2 K=2\n",
+	       KJ_E_TYPE, "4:5", "matmul: operand 1 has dtype f8e4m3", "matmul of f8");
+}
+
 static void test_dim_exprs(void)
 {
 	static const char text[] =
@@ -476,6 +513,7 @@ int main(void)
 	test_full();
 	test_defaults();
 	test_prototypes();
+	test_f8();
 	test_dim_exprs();
 	test_inference();
 	test_broadcast();

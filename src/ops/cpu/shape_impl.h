@@ -100,6 +100,8 @@ static real cast_value(kj_dtype t, double v)
 		return (real)kj_f16_to_f32(kj_f32_to_f16((float)v));
 	case KJ_BF16:
 		return (real)kj_bf16_to_f32(kj_f32_to_bf16((float)v));
+	case KJ_F8E4M3:
+		return (real)kj_f8e4m3_to_f32(kj_f32_to_f8e4m3((float)v));
 	case KJ_BOOL:
 		return v != 0;
 	case KJ_I8:

@@ -102,7 +102,7 @@ template <int T>
 __device__ __forceinline__ int cmp_elem(const void *got, const double *ref, size_t i, double atol,
 					double rtol, double *gp, double *rp, cmp_part *p)
 {
-	const bool isf = T == KJ_F32 || T == KJ_F16 || T == KJ_BF16 || T == KJD_F64;
+	const bool isf = T == KJ_F32 || T == KJ_F16 || T == KJ_BF16 || T == KJ_F8E4M3 || T == KJD_F64;
 	double r = ref[i], g;
 	int bad;
 
@@ -239,6 +239,9 @@ extern "C" int kj_gpu_compare(kj_gpu *g, kj_dtype t, const void *got, const doub
 		break;
 	case KJ_BOOL:
 		cmp_launch<KJ_BOOL>(g, got, ref, n, atol, rtol, grid, parts, res);
+		break;
+	case KJ_F8E4M3:
+		cmp_launch<KJ_F8E4M3>(g, got, ref, n, atol, rtol, grid, parts, res);
 		break;
 	default:
 		cmp_launch<KJD_F64>(g, got, ref, n, atol, rtol, grid, parts, res);

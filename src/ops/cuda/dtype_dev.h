@@ -2,7 +2,8 @@
  * kj_load/kj_store/kj_round_to (src/core/dtype.c, src/ops/exec.c) as device
  * functions, for the judge's generator, converter and comparator, which must
  * give the CPU track's bits.  The f16/bf16 conversions are the same integer
- * recipes as dtype.c.  NaN bits follow x86-64, where the CPU track runs: a
+ * recipes as dtype.c, f8e4m3 too (PyTorch's NaN past 448, not the saturating
+ * __nv_fp8_e4m3 constructor).  NaN bits follow x86-64, where the CPU track runs: a
  * double -> float conversion keeps the sign and the top mantissa bits and
  * sets the quiet bit, float -> double widens the same way; the GPU's cvt
  * would return its canonical NaN instead.  Type KJ_F64 (KJ_DTYPE_COUNT) is
@@ -92,6 +93,30 @@ __device__ __forceinline__ float kjd_bf16_to_f32(uint16_t h)
 	return __uint_as_float((uint32_t)h << 16);
 }
 
+__device__ __forceinline__ uint8_t kjd_f32_to_f8e4m3(float f)
+{
+	uint32_t u = __float_as_uint(f), sign = (u >> 24) & 0x80u, mag = u & 0x7fffffffu;
+
+	if (mag >= 0x43f00000u)
+		return (uint8_t)(sign | 0x7fu);
+	if (mag >= 0x3c800000u)
+		return (uint8_t)(sign | kjd_shift_rne(mag - 0x3c000000u, 20));
+	if (mag < 0x3a800000u)
+		return (uint8_t)sign;
+	return (uint8_t)(sign | kjd_shift_rne((mag & 0x7fffffu) | 0x800000u, 141 - (mag >> 23)));
+}
+
+__device__ __forceinline__ float kjd_f8e4m3_to_f32(uint8_t b)
+{
+	uint32_t sign = (uint32_t)(b & 0x80u) << 24, e = (b >> 3) & 0xfu, m = b & 7u;
+
+	if (e == 0xf && m == 7)
+		return __uint_as_float(sign | 0x7fc00000u);
+	if (e != 0)
+		return __uint_as_float(sign | ((e + 120) << 23) | (m << 20));
+	return sign ? -((float)m * 0x1p-9f) : (float)m * 0x1p-9f;
+}
+
 __device__ __forceinline__ double kjd_sat_trunc(double v, double lo, double hi)
 {
 	if (v != v)
@@ -120,6 +145,8 @@ __device__ __forceinline__ double kjd_load(int t, const void *buf, size_t i)
 		return (double)((const long long *)buf)[i];
 	case KJ_BOOL:
 		return ((const unsigned char *)buf)[i] != 0;
+	case KJ_F8E4M3:
+		return kjd_f2d(kjd_f8e4m3_to_f32(((const uint8_t *)buf)[i]));
 	case KJD_F64:
 		return ((const double *)buf)[i];
 	default:
@@ -160,6 +187,9 @@ __device__ __forceinline__ void kjd_store(int t, void *buf, size_t i, double v)
 	}
 	case KJ_BOOL:
 		((unsigned char *)buf)[i] = v != 0.0;
+		break;
+	case KJ_F8E4M3:
+		((uint8_t *)buf)[i] = kjd_f32_to_f8e4m3(kjd_d2f(v));
 		break;
 	case KJD_F64:
 		((double *)buf)[i] = v;

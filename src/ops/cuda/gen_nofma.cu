@@ -68,6 +68,9 @@ extern "C" int kj_gpu_gen(kj_gpu *g, void *dptr, kj_dtype t, size_t n, const kj_
 	case KJ_I64:
 		gen_launch<KJ_I64>(g, dptr, n, d, prob, scale, seed, tensor_id);
 		break;
+	case KJ_F8E4M3:
+		gen_launch<KJ_F8E4M3>(g, dptr, n, d, prob, scale, seed, tensor_id);
+		break;
 	default:
 		gen_launch<KJ_BOOL>(g, dptr, n, d, prob, scale, seed, tensor_id);
 		break;
@@ -139,6 +142,9 @@ extern "C" int kj_gpu_fill_sentinel(kj_gpu *g, void *dptr, kj_dtype t, size_t n,
 		break;
 	case KJ_I8:
 		KJ_CUDA_CHECK(err, cudaMemsetAsync(dptr, 0x80, n, g->stream));
+		break;
+	case KJ_F8E4M3: /* its one NaN pattern, as judge.c */
+		KJ_CUDA_CHECK(err, cudaMemsetAsync(dptr, 0x7f, n, g->stream));
 		break;
 	case KJ_I32:
 		fill_launch<uint32_t>(g, dptr, n, 0x80000000u);
