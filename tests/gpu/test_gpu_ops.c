@@ -11,7 +11,8 @@
  * Then op-level cases that no task covers (every unary op, broadcasting
  * with a middle unit dim, integer inputs, split reductions, layouts, casts,
  * matmul broadcasting, the cross_entropy range error, 16-bit and grouped
- * convolutions, cuDNN and own-kernel pooling variants).  One TAP line per
+ * convolutions, i8 convolutions through each route, cuDNN and own-kernel
+ * pooling variants).  One TAP line per
  * (task, shape, precision).  Without a CUDA device: a skip line.
  */
 #include <dirent.h>
@@ -706,6 +707,87 @@ static void conv_pool_cases(void)
 		 "y = adaptive_avg_pool1d(x, 5)\ncheck N=2 C=3 L=13; N=1 C=1 L=3\n", NULL);
 }
 
+/* i8 convs (ops_conv.cu conv_i8): i32 results, compared exactly, through
+ * the automatic route choice, the implicit-GEMM kernel forced
+ * (KJ_CONV_I8=direct) and the cuBLAS int8 GEMM route forced
+ * (KJ_CONV_I8=gemm, on shapes it takes: output positions per image a
+ * multiple of 4, >= 8 output channels and >= 32 reduction terms per
+ * group; every dim a multiple of 4 here, as cuBLAS's int8 path
+ * prefers).  C = 512 with a 3x3 kernel sums 4608 products of up to
+ * 16384: past 2^24, where only an integer sum stays exact. */
+static void conv_i8_cases(void)
+{
+	static const char *const bodies[4][3] = {
+		{ "conv2d_i8_bias", "input x: i8[N, C, H, W] ~ randint(-128, 128)\n"
+				    "input w: i8[O, C, 3, 3] ~ randint(-128, 128)\n"
+				    "input b: i32[O] ~ randint(-100000, 100000)\n"
+				    "output y: i32[N, O, H, W]\ny = conv2d(x, w, b, padding=1)\n",
+		  "N=3 C=16 O=24 H=12 W=10; N=1 C=512 O=16 H=4 W=4" },
+		{ "conv2d_i8_groups", "input x: i8[N, C, H, W] ~ randint(-128, 128)\n"
+				      "input w: i8[O, C/2, 3, 3] ~ randint(-128, 128)\n"
+				      "output y: i32[N, O, (H-3)/2+1, (W-3)/2+1]\n"
+				      "y = conv2d(x, w, stride=2, padding=1, dilation=2, groups=2)\n",
+		  "N=2 C=32 O=32 H=17 W=17" },
+		{ "conv1d_i8", "input x: i8[N, C, L] ~ randint(-128, 128)\n"
+			       "input w: i8[O, C, 5] ~ randint(-128, 128)\n"
+			       "output y: i32[N, O, L-4]\ny = conv1d(x, w)\n",
+		  "N=4 C=20 O=12 L=36" },
+		{ "conv3d_i8", "input x: i8[N, C, D, H, W] ~ randint(-128, 128)\n"
+			       "input w: i8[O, C, 3, 3, 3] ~ randint(-128, 128)\n"
+			       "output y: i32[N, O, D, H, W]\ny = conv3d(x, w, padding=1)\n",
+		  "N=2 C=8 O=16 D=4 H=4 W=6" },
+	};
+	/* shapes the GEMM route does not take (odd positions, few channels),
+	 * or that cuBLAS may refuse (9 output channels) */
+	static const char *const odd[4] = {
+		"N=2 C=3 O=5 H=7 W=9; N=1 C=1 O=1 H=1 W=1; N=2 C=40 O=12 H=5 W=7; N=2 C=12 O=9 H=8 W=8",
+		"N=3 C=6 O=4 H=9 W=5",
+		"N=2 C=7 O=3 L=11",
+		"N=1 C=3 O=5 D=3 H=2 W=5",
+	};
+	static const char *const routes[3] = { NULL, "direct", "gemm" };
+	char id[128], body[2048];
+	for (int r = 0; r < 3; r++) {
+		if (routes[r])
+			setenv("KJ_CONV_I8", routes[r], 1);
+		for (int i = 0; i < 4; i++) {
+			snprintf(id, sizeof(id), "%s_%s", bodies[i][0], routes[r] ? routes[r] : "auto");
+			snprintf(body, sizeof(body), "%scheck %s%s%s\n", bodies[i][1], bodies[i][2],
+				 r == 2 ? "" : "; ", r == 2 ? "" : odd[i]);
+			run_text(id, body, NULL);
+		}
+	}
+	/* forced onto a shape it does not take (35 positions), the GEMM route
+	 * says so instead of computing anything */
+	{
+		static const char text[] = "task conv2d_i8_gemm_refused\n"
+					   "input x: i8[N, C, H, W] ~ randint(-128, 128)\n"
+					   "input w: i8[O, C, 3, 3] ~ randint(-128, 128)\n"
+					   "output y: i32[N, O, H-2, W-2]\ny = conv2d(x, w)\n"
+					   "check N=1 C=16 O=16 H=7 W=9\n";
+		kj_task *t = NULL;
+		kj_plan p;
+		struct inputs in = { 0 };
+		struct kj_err err;
+		void *out[8] = { 0 };
+		int rc = -1;
+		kj_err_init(&err);
+		if (kj_task_parse(text, strlen(text), "conv2d_i8_gemm_refused", &t, &err) == 0 &&
+		    kj_plan_build(t, 0, &p, &err) == 0) {
+			if (gen_inputs(&p, &in) == 0 && t->nvals <= 8) {
+				rc = run_gpu(&p, &in, 0, out, &err);
+				free_outs(t, out);
+			}
+			free_inputs(&in);
+			kj_plan_release(&p);
+		}
+		ok(rc != 0 && strstr(err.msg, "KJ_CONV_I8=gemm, but the cuBLAS route does not apply"),
+		   "conv2d i8 forced onto the GEMM route for 35 positions: refused (%s)", err.msg);
+		kj_task_free(t);
+	}
+	unsetenv("KJ_CONV_I8");
+}
+
 /* Table D (ops_misc.cu) beyond the tasks: 16-bit dtypes, integer and bool
  * operands, broadcasting, middle dims, every reduction mode of the losses,
  * the running-statistics paths of the norms and the embedding range error. */
@@ -947,6 +1029,25 @@ static void linalg2_cases(void)
 	run_text("interp_bilinear_down", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, OH, OW]\n"
 		 "y = interpolate(x, size=[OH], mode=\"bilinear\")\n"
 		 "check N=2 C=3 H=31 W=31 OH=7 OW=7\n", NULL);
+	/* grid_sample paths no task covers: nearest (f16 grid: the f32
+	 * coordinate is exact, so the pixel agrees with the oracle), reflection
+	 * (grid to +-3: several folds), zeros with align_corners, f16 */
+	run_text("gs_nearest_reflection_f16", "input x: f16[N, C, H, W] ~ normal\n"
+		 "input g: f16[N, OH, OW, 2] ~ uniform(-3, 3)\noutput y: f16[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g, mode=\"nearest\", padding_mode=\"reflection\")\n"
+		 "check N=2 C=3 H=5 W=7 OH=4 OW=6; N=1 C=2 H=9 W=4 OH=11 OW=13\n", NULL);
+	run_text("gs_nearest_zeros_ac_f16", "input x: f16[N, C, H, W] ~ normal\n"
+		 "input g: f16[N, OH, OW, 2] ~ uniform(-1.2, 1.2)\noutput y: f16[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g, mode=\"nearest\", align_corners=True)\n"
+		 "check N=2 C=3 H=5 W=8 OH=4 OW=6; N=3 C=37 H=33 W=45 OH=67 OW=88\n", NULL);
+	run_text("gs_bilinear_reflection_ac", "input x: f32[N, C, H, W] ~ normal\n"
+		 "input g: f32[N, OH, OW, 2] ~ uniform(-3, 3)\noutput y: f32[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g, padding_mode=\"reflection\", align_corners=True)\n"
+		 "check N=2 C=3 H=5 W=7 OH=4 OW=6; N=1 C=1 H=1 W=1 OH=3 OW=2\n", NULL);
+	run_text("gs_bilinear_zeros_ac_f16", "input x: f16[N, C, H, W] ~ normal\n"
+		 "input g: f16[N, OH, OW, 2] ~ uniform(-1.2, 1.2)\noutput y: f16[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g, align_corners=True)\n"
+		 "check N=2 C=3 H=5 W=7 OH=4 OW=6; N=3 C=37 H=33 W=45 OH=67 OW=88\n", NULL);
 }
 
 /* cuDNN's fused attention for 16-bit sdpa (ops_attn_cudnn.cu), forced with
@@ -1115,6 +1216,7 @@ int main(void)
 	sdpa_f32_cases();
 	sdpa_cudnn_cases();
 	conv_pool_cases();
+	conv_i8_cases();
 	random_cases();
 	kj_gpu_close(gpu);
 	return done_testing();
