@@ -26,7 +26,61 @@ static inline int64_t conv_src(const kjc_geom *g, int i, int64_t o, int64_t k)
 typedef real (*conv_sum_fn)(const kjc_geom *g, const real *x, const real *w, int64_t bn,
 			    int64_t co, const int64_t o[3]);
 
-/* A conv of family `kind`: sum at every output, plus bias[co] if present. */
+/* The loops of a conv tap sum, written once for conv_sum (in `real`) and
+ * conv_sum_int (in int64): ACC += T(x[n, ci, o*s - p + t*d]) * T(w[co, ci', t])
+ * over the group's input channels, then the taps in row-major order. */
+#define KJC_CONV_TAPS(T, ACC)                                                                   \
+	do {                                                                                    \
+		int64_t cig = g->cin / g->groups, cog = g->cout / g->groups;                    \
+		int64_t ivol = kjc_vol(g->in), kvol = kjc_vol(g->k);                            \
+		const real *wc = w + co * cig * kvol;                                           \
+		for (int64_t c = 0; c < cig; c++) {                                             \
+			const real *xc = x + (bn * g->cin + co / cog * cig + c) * ivol;         \
+			const real *wk = wc + c * kvol;                                         \
+			for (int64_t k0 = 0; k0 < g->k[0]; k0++) {                              \
+				int64_t i0 = conv_src(g, 0, o[0], k0);                          \
+				if (i0 < 0)                                                     \
+					continue;                                               \
+				for (int64_t k1 = 0; k1 < g->k[1]; k1++) {                      \
+					int64_t i1 = conv_src(g, 1, o[1], k1);                  \
+					if (i1 < 0)                                             \
+						continue;                                       \
+					for (int64_t k2 = 0; k2 < g->k[2]; k2++) {              \
+						int64_t i2 = conv_src(g, 2, o[2], k2);          \
+						if (i2 < 0)                                     \
+							continue;                               \
+						ACC += (T)xc[(i0 * g->in[1] + i1) * g->in[2] + i2] * \
+						       (T)wk[(k0 * g->k[1] + k1) * g->k[2] + k2];    \
+					}                                                       \
+				}                                                               \
+			}                                                                       \
+		}                                                                               \
+	} while (0)
+
+/* sum_{ci in group, t} x[n, ci, o*s - p + t*d] w[co, ci', t] */
+static real conv_sum(const kjc_geom *g, const real *x, const real *w, int64_t bn, int64_t co,
+		     const int64_t o[3])
+{
+	real acc = 0;
+	KJC_CONV_TAPS(real, acc);
+	return acc;
+}
+
+/* conv_sum for integer operands (i8 input and weight): the products are
+ * summed in int64, so that the f32 baseline is exact too (a float sum of i8
+ * products is exact only below 2^24); same loops and order as conv_sum.
+ * The values arrive as reals holding integers. */
+static int64_t conv_sum_int(const kjc_geom *g, const real *x, const real *w, int64_t bn,
+			    int64_t co, const int64_t o[3])
+{
+	int64_t acc = 0;
+	KJC_CONV_TAPS(int64_t, acc);
+	return acc;
+}
+
+/* A conv of family `kind`: sum at every output, plus bias[co] if present.
+ * With sum NULL (an i8 conv, i32 result) conv_sum_int and the i32 bias are
+ * added in int64 (the executor then rounds the result to i32). */
 static int conv_run(const kj_bnode *n, int kind, const real *const *in, real *out, char *msg,
 		    conv_sum_fn sum)
 {
@@ -42,102 +96,16 @@ static int conv_run(const kj_bnode *n, int kind, const real *const *in, real *ou
 				for (int64_t o1 = 0; o1 < g.out[1]; o1++)
 					for (int64_t o2 = 0; o2 < g.out[2]; o2++) {
 						int64_t o[3] = { o0, o1, o2 };
-						real acc = sum(&g, in[0], in[1], bn, co, o);
-						if (b)
-							acc += b[co];
+						real acc;
+						if (sum) {
+							acc = sum(&g, in[0], in[1], bn, co, o);
+							if (b)
+								acc += b[co];
+						} else {
+							acc = (real)(conv_sum_int(&g, in[0], in[1], bn, co, o) +
+								     (b ? (int64_t)b[co] : 0));
+						}
 						oc[(o0 * g.out[1] + o1) * g.out[2] + o2] = acc;
-					}
-		}
-	return 0;
-}
-
-/* sum_{ci in group, t} x[n, ci, o*s - p + t*d] w[co, ci', t] */
-static real conv_sum(const kjc_geom *g, const real *x, const real *w, int64_t bn, int64_t co,
-		     const int64_t o[3])
-{
-	int64_t cig = g->cin / g->groups, cog = g->cout / g->groups;
-	int64_t ivol = kjc_vol(g->in), kvol = kjc_vol(g->k);
-	const real *wc = w + co * cig * kvol;
-	real acc = 0;
-	for (int64_t c = 0; c < cig; c++) {
-		const real *xc = x + (bn * g->cin + co / cog * cig + c) * ivol;
-		const real *wk = wc + c * kvol;
-		for (int64_t k0 = 0; k0 < g->k[0]; k0++) {
-			int64_t i0 = conv_src(g, 0, o[0], k0);
-			if (i0 < 0)
-				continue;
-			for (int64_t k1 = 0; k1 < g->k[1]; k1++) {
-				int64_t i1 = conv_src(g, 1, o[1], k1);
-				if (i1 < 0)
-					continue;
-				for (int64_t k2 = 0; k2 < g->k[2]; k2++) {
-					int64_t i2 = conv_src(g, 2, o[2], k2);
-					if (i2 < 0)
-						continue;
-					acc += xc[(i0 * g->in[1] + i1) * g->in[2] + i2] *
-					       wk[(k0 * g->k[1] + k1) * g->k[2] + k2];
-				}
-			}
-		}
-	}
-	return acc;
-}
-
-/* conv_sum for integer operands (i8 input and weight): the products are
- * summed in int64, so that the f32 baseline is exact too (a float sum of i8
- * products is exact only below 2^24); same loops and order as conv_sum.
- * The values arrive as reals holding integers. */
-static int64_t conv_sum_int(const kjc_geom *g, const real *x, const real *w, int64_t bn,
-			    int64_t co, const int64_t o[3])
-{
-	int64_t cig = g->cin / g->groups, cog = g->cout / g->groups;
-	int64_t ivol = kjc_vol(g->in), kvol = kjc_vol(g->k);
-	const real *wc = w + co * cig * kvol;
-	int64_t acc = 0;
-	for (int64_t c = 0; c < cig; c++) {
-		const real *xc = x + (bn * g->cin + co / cog * cig + c) * ivol;
-		const real *wk = wc + c * kvol;
-		for (int64_t k0 = 0; k0 < g->k[0]; k0++) {
-			int64_t i0 = conv_src(g, 0, o[0], k0);
-			if (i0 < 0)
-				continue;
-			for (int64_t k1 = 0; k1 < g->k[1]; k1++) {
-				int64_t i1 = conv_src(g, 1, o[1], k1);
-				if (i1 < 0)
-					continue;
-				for (int64_t k2 = 0; k2 < g->k[2]; k2++) {
-					int64_t i2 = conv_src(g, 2, o[2], k2);
-					if (i2 < 0)
-						continue;
-					acc += (int64_t)xc[(i0 * g->in[1] + i1) * g->in[2] + i2] *
-					       (int64_t)wk[(k0 * g->k[1] + k1) * g->k[2] + k2];
-				}
-			}
-		}
-	}
-	return acc;
-}
-
-/* An i8 conv (i32 result): conv_sum_int at every output, plus the i32
- * bias[co] if present, added in int64 (the executor then rounds the result
- * to i32). */
-static int conv_run_int(const kj_bnode *n, const real *const *in, real *out, char *msg)
-{
-	kjc_geom g;
-	const real *b = n->present[2] ? in[2] : NULL;
-	int64_t ovol;
-	kjc_geom_of(n, KJC_CONV, 0, &g, msg, 0);
-	ovol = kjc_vol(g.out);
-	for (int64_t bn = 0; bn < g.N; bn++)
-		for (int64_t co = 0; co < g.cout; co++) {
-			real *oc = out + (bn * g.cout + co) * ovol;
-			int64_t bias = b ? (int64_t)b[co] : 0;
-			for (int64_t o0 = 0; o0 < g.out[0]; o0++)
-				for (int64_t o1 = 0; o1 < g.out[1]; o1++)
-					for (int64_t o2 = 0; o2 < g.out[2]; o2++) {
-						int64_t o[3] = { o0, o1, o2 };
-						int64_t acc = conv_sum_int(&g, in[0], in[1], bn, co, o);
-						oc[(o0 * g.out[1] + o1) * g.out[2] + o2] = (real)(acc + bias);
 					}
 		}
 	return 0;
@@ -193,9 +161,7 @@ static real convt_sum(const kjc_geom *g, const real *x, const real *w, int64_t b
 int KJ_FN(conv)(const kj_bnode *n, const real *const *in, real *out, char *msg, size_t msglen)
 {
 	(void)msglen;
-	if (!kj_dtype_is_float(n->in[0].dtype))
-		return conv_run_int(n, in, out, msg);
-	return conv_run(n, KJC_CONV, in, out, msg, conv_sum);
+	return conv_run(n, KJC_CONV, in, out, msg, kj_dtype_is_float(n->in[0].dtype) ? conv_sum : NULL);
 }
 
 int KJ_FN(conv_transpose)(const kj_bnode *n, const real *const *in, real *out, char *msg,
