@@ -66,6 +66,18 @@ $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -DKJ_HAVE_CUDA=1 -MMD -MP -c $< -o $@
 
+# The eager baseline's identity: a hash of the sources that compute and time
+# it (the ops and their CPU and CUDA kernels, the GPU judge).  judge_gpu.c puts
+# it in the key of its baseline-timing cache, so that a changed baseline is
+# timed afresh rather than read back from an older build's cache.
+BASE_SRC := $(sort $(wildcard src/ops/*.c src/ops/*.h src/ops/cpu/*.c src/ops/cpu/*.h \
+	      src/ops/cuda/*.cu src/ops/cuda/*.cuh src/ops/cuda/*.h src/judge/judge_gpu.c))
+$(BUILD)/gen/kj_baseline_id.h: $(BASE_SRC)
+	@mkdir -p $(dir $@)
+	printf '#define KJ_BASELINE_ID "%s"\n' "$$(cat $(BASE_SRC) | sha256sum | cut -c1-16)" >$@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/judge/judge_gpu.o: $(BUILD)/gen/kj_baseline_id.h
+$(BUILD)/obj/src/judge/judge_gpu.o: KJ_CFLAGS += -I$(BUILD)/gen
+
 # the store's schema is embedded in schema.o
 $(BUILD)/obj/src/store/schema.o: src/store/schema.sql
 $(BUILD)/obj/src/store/schema_pg.o: src/store/schema_pg.sql
