@@ -137,9 +137,9 @@ asan:
 # libFuzzer target for the task parser, seeded with every shipped task.
 FUZZ_SECONDS ?= 60
 fuzz-build: $(BUILD)/fuzz/fuzz_parser
-$(BUILD)/fuzz/fuzz_parser: tests/fuzz/fuzz_parser.c $(LIB_SRC)
+$(BUILD)/fuzz/fuzz_parser: tests/fuzz/fuzz_parser.c $(LIB_SRC) $(BUILD)/gen/kj_baseline_id.h
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -fsanitize=fuzzer,address,undefined \
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -I$(BUILD)/gen -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=undefined -o $@ tests/fuzz/fuzz_parser.c $(LIB_SRC) $(LDLIBS)
 fuzz: fuzz-build
 	@mkdir -p $(BUILD)/fuzz/corpus
