@@ -179,6 +179,9 @@ int kj_calib_load(const char *cache_dir, const char *uuid, kj_calib *c);
  * rate (the roofline's compute roof). */
 double kj_node_peak_tflops(const kj_plan *p, int n, const kj_calib *c);
 double kj_plan_peak_tflops(const kj_plan *p, const kj_calib *c);
+/* kj_plan_peak_tflops, and in *what the rate's name ("bf16 tensor-core",
+ * "fp32", ...: a static string), as the prompt states it. */
+double kj_plan_peak_named(const kj_plan *p, const kj_calib *c, const char **what);
 int kj_calib_store(const char *cache_dir, const kj_calib *c);
 struct json_t *kj_calib_json(const kj_calib *c);
 

@@ -87,38 +87,6 @@ static int task_has_f8(const kj_task *t)
 	return 0;
 }
 
-/* The judge's rule (kj_plan_peak_tflops): the peak of the dtype of the
- * task's first matmul-like op (fp8 when the task has f8e4m3 values), else
- * fp32. */
-static double peak_tflops(const kj_task *t, const kj_plan *p, const kj_calib *c, const char **what)
-{
-	for (int n = 0; n < t->nnodes; n++) {
-		const char *name = t->nodes[n].op->name;
-		if (!strcmp(name, "matmul") || !strcmp(name, "bmm") || !strcmp(name, "linear")) {
-			if (task_has_f8(t) && c->fp8_tflops > 0) {
-				*what = "fp8 tensor-core";
-				return c->fp8_tflops;
-			}
-			switch (p->nodes[n].in[0].dtype) {
-			case KJ_F16:
-				*what = "fp16 tensor-core";
-				return c->fp16_tflops;
-			case KJ_BF16:
-				*what = "bf16 tensor-core";
-				return c->bf16_tflops;
-			case KJ_I8:
-				*what = "int8 tensor-core";
-				return c->int8_tops;
-			default:
-				break;
-			}
-			break;
-		}
-	}
-	*what = "fp32";
-	return c->fp32_tflops;
-}
-
 static void hardware_section(struct kjl_buf *b, const kj_task *t, const kj_calib *c)
 {
 	double bw = c->read_gbs > c->copy_gbs ? c->read_gbs : c->copy_gbs;
@@ -140,7 +108,7 @@ static void hardware_section(struct kjl_buf *b, const kj_task *t, const kj_calib
 		double peak, tb, tf;
 		if (t->binds[i].bench != 1 || kj_plan_build(t, i, &p, NULL))
 			continue;
-		peak = peak_tflops(t, &p, c, &what);
+		peak = kj_plan_peak_named(&p, c, &what);
 		tb = bw > 0 ? p.min_bytes / (bw * 1e9) * 1e3 : 0;
 		tf = peak > 0 ? p.flops / (peak * 1e12) * 1e3 : 0;
 		kj_binding_str(t, &t->binds[i], bs, sizeof(bs));

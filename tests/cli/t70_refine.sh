@@ -42,6 +42,10 @@ expect_success "--calib=FILE adds the hardware facts and the roofline per shape 
 	printf "{\"name\": \"Test GPU\", \"copy_gbs\": 4000, \"read_gbs\": 4400, \"fp32_tflops\": 50, \"fp16_tflops\": 800, \"bf16_tflops\": 800, \"tf32_tflops\": 400, \"fp64_tflops\": 60, \"int8_tops\": 1600}" >"$TMP/cal.json" &&
 	"$KJ" prompt level1/relu --calib="$TMP/cal.json" >"$TMP/hp" && grep -q "^- GPU: Test GPU" "$TMP/hp" &&
 	grep -q "T_sol [0-9.e+-]* ms, memory-bound" "$TMP/hp"'
+expect_success "the prompt states the roofline peak the judge uses: a 16-bit conv is bound by the fp16 tensor cores, not fp32" '
+	"$KJ" prompt level1/conv2d_f16 --calib="$TMP/cal.json" >"$TMP/cp" &&
+	grep -q "T_sol [0-9.e+-]* ms, compute-bound (fp16 tensor-core peak)" "$TMP/cp" &&
+	! grep -q "(fp32 peak)" "$TMP/cp"'
 
 # ---- refine with a generator ---------------------------------------------------
 
