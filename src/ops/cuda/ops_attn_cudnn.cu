@@ -45,26 +45,14 @@
  */
 #include "ops/cuda/ops_attn_cudnn.h"
 
-#include <cudnn.h>
+#include "ops/cuda/cudnn_check.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define KJA_CHECK(err, call)                                                                 \
-	do {                                                                                 \
-		cudnnStatus_t kj_s_ = (call);                                                \
-		if (kj_s_ != CUDNN_STATUS_SUCCESS) {                                         \
-			int kj_rc_ = kj_err_set((err), KJ_E_CUDA, "%s failed: %s", #call,           \
-						cudnnGetErrorString(kj_s_));                 \
-			if (err)                                                             \
-				(err)->vendor_status = (int)kj_s_;                           \
-			return kj_rc_;                                                       \
-		}                                                                            \
-	} while (0)
-
-#define KJA_SET(err, d, name, type, n, v) KJA_CHECK(err, cudnnBackendSetAttribute((d), (name), (type), (n), (v)))
+#define KJA_SET(err, d, name, type, n, v) KJ_CUDNN_CHECK(err, cudnnBackendSetAttribute((d), (name), (type), (n), (v)))
 
 #define KJA_KEEP 96 /* descriptors of one plan's graph (about 48 + the engine configs) */
 #define KJA_MAX_PLANS 256
@@ -167,7 +155,7 @@ static int kja_new(struct kja_plan *p, cudnnBackendDescriptorType_t t, cudnnBack
 	*d = NULL;
 	if (p->nkeep >= KJA_KEEP)
 		return kj_err_set(err, KJ_E_INTERNAL, "cuDNN attention: more than %d descriptors", KJA_KEEP);
-	KJA_CHECK(err, cudnnBackendCreateDescriptor(t, d));
+	KJ_CUDNN_CHECK(err, cudnnBackendCreateDescriptor(t, d));
 	p->keep[p->nkeep++] = *d;
 	return 0;
 }
@@ -188,7 +176,7 @@ static int kja_tensor(struct kja_plan *p, int64_t uid, cudnnDataType_t dt, const
 	KJA_SET(err, *t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt);
 	if (byval)
 		KJA_SET(err, *t, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &byval);
-	KJA_CHECK(err, cudnnBackendFinalize(*t));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(*t));
 	return 0;
 }
 
@@ -207,7 +195,7 @@ static int kja_pointwise(struct kja_plan *p, cudnnPointwiseMode_t mode, cudnnDat
 	KJA_SET(err, pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &prec);
 	if (axis >= 0)
 		KJA_SET(err, pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
-	KJA_CHECK(err, cudnnBackendFinalize(pw));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(pw));
 	if ((rc = kja_new(p, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, &op, err)))
 		return rc;
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw);
@@ -217,7 +205,7 @@ static int kja_pointwise(struct kja_plan *p, cudnnPointwiseMode_t mode, cudnnDat
 	if (t)
 		KJA_SET(err, op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &t);
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-	KJA_CHECK(err, cudnnBackendFinalize(op));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(op));
 	ops[(*nops)++] = op;
 	return 0;
 }
@@ -233,13 +221,13 @@ static int kja_reduction(struct kja_plan *p, cudnnReduceTensorOp_t how, cudnnBac
 		return rc;
 	KJA_SET(err, rd, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &how);
 	KJA_SET(err, rd, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &f32);
-	KJA_CHECK(err, cudnnBackendFinalize(rd));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(rd));
 	if ((rc = kja_new(p, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &op, err)))
 		return rc;
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &rd);
-	KJA_CHECK(err, cudnnBackendFinalize(op));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(op));
 	ops[(*nops)++] = op;
 	return 0;
 }
@@ -254,14 +242,14 @@ static int kja_matmul(struct kja_plan *p, cudnnBackendDescriptor_t a, cudnnBacke
 	if ((rc = kja_new(p, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm, err)))
 		return rc;
 	KJA_SET(err, mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &f32);
-	KJA_CHECK(err, cudnnBackendFinalize(mm));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(mm));
 	if ((rc = kja_new(p, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op, err)))
 		return rc;
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
 	KJA_SET(err, op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &mm);
-	KJA_CHECK(err, cudnnBackendFinalize(op));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(op));
 	ops[(*nops)++] = op;
 	return 0;
 }
@@ -333,7 +321,7 @@ static int kja_graph(cudnnHandle_t h, struct kja_plan *p, int stats, cudnnBacken
 		return rc;
 	KJA_SET(err, *graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
 	KJA_SET(err, *graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, nops, ops);
-	KJA_CHECK(err, cudnnBackendFinalize(*graph));
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(*graph));
 	return 0;
 }
 
@@ -350,8 +338,8 @@ static int kja_plan_for(cudnnHandle_t h, struct kja_plan *p, cudnnBackendDescrip
 		return rc;
 	KJA_SET(err, heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph);
 	KJA_SET(err, heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
-	KJA_CHECK(err, cudnnBackendFinalize(heur));
-	KJA_CHECK(err, cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+	KJ_CUDNN_CHECK(err, cudnnBackendFinalize(heur));
+	KJ_CUDNN_CHECK(err, cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
 						0, &n, NULL));
 	if (n < 1)
 		return kj_err_set(err, KJ_E_UNSUPPORTED, "cuDNN attention: the heuristics offer no engine");
@@ -360,7 +348,7 @@ static int kja_plan_for(cudnnHandle_t h, struct kja_plan *p, cudnnBackendDescrip
 	for (int64_t i = 0; i < n; i++)
 		if ((rc = kja_new(p, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfgs[i], err)))
 			return rc;
-	KJA_CHECK(err, cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+	KJ_CUDNN_CHECK(err, cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
 						n, &n, cfgs));
 	for (int64_t i = 0; i < n && i < KJA_MAX_CFGS; i++) {
 		cudnnBackendDescriptor_t plan = NULL;

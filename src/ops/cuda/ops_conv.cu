@@ -30,25 +30,13 @@
  */
 #include "ops/cuda/ops_common.cuh"
 
-#include <cudnn.h>
+#include "ops/cuda/cudnn_check.h"
 #include <limits.h>
 #include <stdlib.h>
 
 extern "C" {
 #include "ops/table_c.h"
 }
-
-#define KJ_CUDNN_CHECK(err, call)                                                            \
-	do {                                                                                 \
-		cudnnStatus_t kj_s_ = (call);                                                \
-		if (kj_s_ != CUDNN_STATUS_SUCCESS) {                                         \
-			int kj_rc_ = kj_err_set((err), KJ_E_CUDA, "%s failed: %s", #call,           \
-						cudnnGetErrorString(kj_s_));                 \
-			if (err)                                                             \
-				(err)->vendor_status = (int)kj_s_;                           \
-			return kj_rc_;                                                       \
-		}                                                                            \
-	} while (0)
 
 /* Workspace a cuDNN algorithm may take; the heuristics' first choice that
  * fits wins.  Scratch for the reference's im2col columns. */
