@@ -67,6 +67,10 @@ KJ_M1(m_tanh, tanhf, tanh)
 KJ_M1(m_erf, erff, erf)
 KJ_M1(m_sqrt, sqrtf, sqrt)
 KJ_M1(m_fabs, fabsf, fabs)
+/* 1 / x correctly rounded: the float one a reciprocal sequence, cheaper
+ * than a division */
+__device__ __forceinline__ float m_rcp(float x) { return __frcp_rn(x); }
+__device__ __forceinline__ double m_rcp(double x) { return 1.0 / x; }
 /* exp of a value <= 0 in softmax-like statistics: the hardware exp2 for the
  * float baseline (relative error ~1e-7 per term over the range that
  * matters, as PyTorch's fast softmax paths), libdevice's exp for the
@@ -90,6 +94,20 @@ template <class T> struct alignas(16) kjv {
 static inline int kj_aligned16(const void *p)
 {
 	return ((uintptr_t)p & 15u) == 0;
+}
+
+/* A tuning knob from the environment (for measurements on the device; each
+ * documented where it is read): its integer value when set and within
+ * [lo, hi], else def. */
+static inline int64_t kj_env_knob(const char *name, int64_t def, int64_t lo, int64_t hi)
+{
+	const char *v = getenv(name);
+	char *end;
+	long long x;
+	if (!v || !*v)
+		return def;
+	x = strtoll(v, &end, 10);
+	return *end || x < lo || x > hi ? def : (int64_t)x;
 }
 
 /* Blocks for a grid-stride kernel over n items: enough to fill the device

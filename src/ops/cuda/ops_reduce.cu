@@ -13,9 +13,11 @@
  *     few very long runs are also split across blocks (partial states in
  *     g->workspace, merged in order by a second kernel);
  *   - a middle dim (inner >= 4): threads along inner so that loads are
- *     coalesced, a block's rows (threadIdx.y) splitting the run when there
- *     are few outputs, and again a split across blocks when that is not
- *     enough.
+ *     coalesced (each owning a 16-byte vector of outputs where rows are
+ *     aligned), a block's rows (threadIdx.y) splitting the run when there
+ *     are few outputs (merged by a tree), and again a split across blocks
+ *     (red_chunks) until the device is covered and no thread's share of a
+ *     run is long enough to matter for an f32 sum.
  * Softmax/log_softmax use online (max, sum) statistics: a warp per row up to
  * 1024 elements, else a block per row that keeps the row in shared memory
  * when it fits and otherwise reads it twice; a thread per column for a
@@ -143,17 +145,39 @@ template <class A, int SIGN, int IDX> struct R_ext {
 };
 /* max/min values alone: NaN if any is NaN, else the extreme; no index to
  * carry.  Runs are never empty (infer rejects it). */
+template <int SIGN> __device__ __forceinline__ double ext_nan(double a, double b)
+{
+	if (a != a)
+		return a;
+	if (b != b)
+		return b;
+	return (SIGN > 0 ? b > a : b < a) ? b : a;
+}
+/* float: one max.NaN / min.NaN (sm_80+) instead of two NaN tests, a compare
+ * and a select per element, which kept min over a middle dim below the
+ * copy bandwidth */
+template <int SIGN> __device__ __forceinline__ float ext_nan(float a, float b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	float r;
+	if (SIGN > 0)
+		asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+	else
+		asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+	return r;
+#else
+	if (a != a)
+		return a;
+	if (b != b)
+		return b;
+	return (SIGN > 0 ? b > a : b < a) ? b : a;
+#endif
+}
+
 template <class A, int SIGN> struct R_extv {
 	typedef A S;
 	static __device__ __forceinline__ S init() { return SIGN > 0 ? -m_inf<A>() : m_inf<A>(); }
-	static __device__ __forceinline__ S merge(S a, S b)
-	{
-		if (a != a)
-			return a;
-		if (b != b)
-			return b;
-		return (SIGN > 0 ? b > a : b < a) ? b : a;
-	}
+	static __device__ __forceinline__ S merge(S a, S b) { return ext_nan<SIGN>(a, b); }
 	static __device__ __forceinline__ S add(S s, A x, int64_t) { return merge(s, x); }
 	static __device__ __forceinline__ double fin(const S &s, int64_t, const kj_rpar &)
 	{
@@ -335,7 +359,27 @@ __global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rge
 	}
 }
 
-/* Block (bx, by): x along inner, y splitting the run; z = chunk. */
+/* by partial states of each column x of a block (sm[ty * bx + tx]) merged
+ * into ty == 0's s, pairwise (a tree: the rounding of a long sum grows with
+ * log2(by), not by); by is a power of two. */
+template <class R>
+__device__ __forceinline__ typename R::S red_ymerge(typename R::S s, typename R::S *sm)
+{
+	int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x;
+	sm[ty * bx + tx] = s;
+	__syncthreads();
+	for (int h = blockDim.y >> 1; h > 0; h >>= 1) {
+		if (ty < h)
+			sm[ty * bx + tx] = R::merge(sm[ty * bx + tx], sm[(ty + h) * bx + tx]);
+		__syncthreads();
+	}
+	s = sm[tx];
+	__syncthreads();
+	return s;
+}
+
+/* Block (bx, by): x along inner, y splitting the run (rows j0 + ty,
+ * j0 + ty + by, ...); z = chunk. */
 template <class R, class L>
 __global__ void red_col_k(L x, void *out, int odt, typename R::S *part, kj_rgeom gm, kj_rpar rp)
 {
@@ -353,50 +397,58 @@ __global__ void red_col_k(L x, void *out, int odt, typename R::S *part, kj_rgeom
 			for (int64_t j = j0 + ty; j < j1; j += by)
 				s = R::add(s, x.ld(base + j * gm.inner), j);
 		}
-		if (by > 1) {
-			sm[ty * bx + tx] = s;
-			__syncthreads();
-			if (ty == 0)
-				for (int k = 1; k < by; k++)
-					s = R::merge(s, sm[k * bx + tx]);
-			__syncthreads();
-		}
+		if (by > 1)
+			s = red_ymerge<R>(s, sm);
 		if (ty == 0 && i < gm.inner) {
 			int64_t oi = o * gm.inner + i;
 			if (gm.chunks == 1)
 				kjd_store(odt, out, (size_t)oi, R::fin(s, gm.len, rp));
-			else
-				part[oi * gm.chunks + c] = s;
+			else /* chunk-major: coalesced here and in red_fin_k */
+				part[c * gm.outer * gm.inner + oi] = s;
 		}
 	}
 }
 
-/* The column case with many outputs: each thread owns N consecutive
- * outputs and reads them with one 16-byte load per step of the run. */
+/* The middle-dim case on 16-byte rows: thread x owns N consecutive outputs
+ * and reads them with one 16-byte load per row; threads y split the
+ * block's run as in red_col_k (by == 1 when there are outputs enough);
+ * z = chunk. */
 template <class R, class T>
-__global__ void red_colv_k(const T *__restrict__ x, void *out, int odt, typename R::S *part,
-			   kj_rgeom gm, kj_rpar rp)
+__global__ void __launch_bounds__(256) red_colv_k(const T *__restrict__ x, void *out, int odt,
+						  typename R::S *part, kj_rgeom gm, kj_rpar rp)
 {
 	typedef typename R::S S;
 	const int N = kjv<T>::N;
+	__shared__ S sm[256];
+	int ty = threadIdx.y, by = blockDim.y;
 	int64_t iv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.z;
 	int64_t j0 = c * gm.clen, j1 = j0 + gm.clen < gm.len ? j0 + gm.clen : gm.len;
+	bool live = iv < gm.inner / N;
 
-	if (iv >= gm.inner / N)
-		return;
+	if (!live && by == 1)
+		return; /* no block-wide merge to take part in */
 	for (int64_t o = blockIdx.y; o < gm.outer; o += gridDim.y) {
 		const T *base = x + o * gm.len * gm.inner + iv * N;
 		S s[N];
 #pragma unroll
 		for (int k = 0; k < N; k++)
 			s[k] = R::init();
+		if (live) {
 #pragma unroll 4
-		for (int64_t j = j0; j < j1; j++) {
-			kjv<T> e = *(const kjv<T> *)(base + j * gm.inner);
+			for (int64_t j = j0 + ty; j < j1; j += by) {
+				kjv<T> e = *(const kjv<T> *)(base + j * gm.inner);
+#pragma unroll
+				for (int k = 0; k < N; k++)
+					s[k] = R::add(s[k], kjt<T>::ld(e.e[k]), j);
+			}
+		}
+		if (by > 1) {
 #pragma unroll
 			for (int k = 0; k < N; k++)
-				s[k] = R::add(s[k], kjt<T>::ld(e.e[k]), j);
+				s[k] = red_ymerge<R>(s[k], sm);
 		}
+		if (ty != 0 || !live)
+			continue;
 		if (N == 4 && gm.chunks == 1 && odt == KJ_F32 && gm.vec) {
 			/* float outputs of a float input: one 16-byte store */
 			float4 f;
@@ -413,20 +465,24 @@ __global__ void red_colv_k(const T *__restrict__ x, void *out, int odt, typename
 			if (gm.chunks == 1)
 				kjd_store(odt, out, (size_t)oi, R::fin(s[k], gm.len, rp));
 			else
-				part[oi * gm.chunks + c] = s[k];
+				part[c * gm.outer * gm.inner + oi] = s[k];
 		}
 	}
 }
 
+/* Output oi's chunk c partial is part[oi * os + c * cs]: os = chunks, cs = 1
+ * from red_block_k, os = 1, cs = nout from the column kernels. */
 template <class R>
 __global__ void red_fin_k(const typename R::S *part, void *out, int odt, int64_t nout,
-			  int64_t chunks, int64_t len, kj_rpar rp)
+			  int64_t chunks, int64_t os, int64_t cs, int64_t len, kj_rpar rp)
 {
 	int64_t stride = (int64_t)gridDim.x * blockDim.x;
 	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
-		typename R::S s = part[oi * chunks];
+		const typename R::S *p = part + oi * os;
+		typename R::S s = p[0];
+#pragma unroll 4
 		for (int64_t c = 1; c < chunks; c++)
-			s = R::merge(s, part[oi * chunks + c]);
+			s = R::merge(s, p[c * cs]);
 		kjd_store(odt, out, (size_t)oi, R::fin(s, len, rp));
 	}
 }
@@ -443,47 +499,69 @@ static unsigned cap_grid(int64_t want, int64_t cap)
 	return (unsigned)(want < cap ? want : cap);
 }
 
+/* Chunks of a run of len split across blocks: enough blocks in all
+ * (grid blocks * chunks >= bps * SMs, bps = KJ_RED_BPS, default 4, the
+ * best of 2, 4, 8 and 16 on the H200's middle-dim reductions) and no thread summing more than 4096 rows of one
+ * chunk (the rounding of a long f32 sum), while each thread keeps at least
+ * 32 rows of a chunk and the partial states fit the workspace. */
+static int64_t red_chunks(const kj_gpu *g, int64_t blocks, int64_t len, int64_t by, int64_t nout,
+			  int64_t wsmax)
+{
+	int64_t sms = g->info.sm_count, bps = kj_env_knob("KJ_RED_BPS", 4, 1, 64);
+	int64_t chunks = 1, most = len / (by * 32);
+	if (blocks < bps * sms && len >= by * 64)
+		chunks = ceil_div(bps * sms, blocks);
+	if (chunks < ceil_div(len, by * 4096))
+		chunks = ceil_div(len, by * 4096);
+	if (chunks > most)
+		chunks = most;
+	if (chunks * nout > wsmax)
+		chunks = wsmax / nout;
+	if (chunks > 65535)
+		chunks = 65535;
+	return chunks < 1 ? 1 : chunks;
+}
+
 /* Launches red_colv_k when the loader is typed and rows of inner start on
- * 16-byte boundaries; fills gm->chunks.  false: not applicable. */
+ * 16-byte boundaries; fills gm->chunks.  false: not applicable.  wide: many
+ * outputs or short runs, 256 threads along inner; else the block is
+ * pow2(inner / N) threads along inner (at most 256) and splits its run over
+ * the rest of 256 threads. */
 template <class R, class T>
-static bool try_colv(kj_gpu *g, ld_typed<T> x, bool aligned, void *out, int odt, kj_rgeom *gm,
-		     kj_rpar rp)
+static bool try_colv(kj_gpu *g, ld_typed<T> x, bool aligned, bool wide, void *out, int odt,
+		     kj_rgeom *gm, kj_rpar rp)
 {
 	typedef typename R::S S;
 	const int N = kjv<T>::N;
-	int64_t sms = g->info.sm_count, nout = gm->outer * gm->inner;
+	int64_t sms = g->info.sm_count, nout = gm->outer * gm->inner, nv = gm->inner / N;
 	int64_t wsmax = (int64_t)(g->workspace_bytes / sizeof(S));
+	int bx = 256, by = 1;
 	if (!aligned || gm->inner % N)
 		return false;
-	int64_t gx = ceil_div(gm->inner / N, 256), gy = gm->outer < 65535 ? gm->outer : 65535;
-	int64_t chunks = 1;
-	if (gx * gy < 2 * sms && gm->len >= 256) {
-		chunks = ceil_div(4 * sms, gx * gy);
-		if (chunks > gm->len / 64)
-			chunks = gm->len / 64;
-		if (chunks * nout > wsmax)
-			chunks = wsmax / nout;
-		if (chunks > 65535)
-			chunks = 65535;
-		if (chunks < 1)
-			chunks = 1;
+	if (!wide) {
+		for (bx = 1; bx < nv && bx < 256; bx *= 2)
+			;
+		by = 256 / bx;
 	}
+	int64_t gx = ceil_div(nv, bx), gy = gm->outer < 65535 ? gm->outer : 65535;
+	int64_t chunks = red_chunks(g, gx * gy, gm->len, by, nout, wsmax);
 	gm->clen = ceil_div(gm->len, chunks);
 	gm->chunks = ceil_div(gm->len, gm->clen);
 	if (gm->chunks < 1)
 		gm->chunks = 1;
 	/* short runs: blocks loop over several outer indices, so that a block
 	 * moves more than a few kilobytes before it retires */
-	if (gm->chunks == 1 && gm->len <= 64 && gx * gy > sms * 16)
+	if (gm->chunks == 1 && by == 1 && gm->len <= 64 && gx * gy > sms * 16)
 		gy = (sms * 16 + gx - 1) / gx;
 	gm->vec = kj_aligned16(out); /* colv: whether outputs may be stored 16 bytes at a time */
 	dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gm->chunks);
-	red_colv_k<R, T><<<grid, 256, 0, g->stream>>>(x.p, out, odt, (S *)g->workspace, *gm, rp);
+	red_colv_k<R, T><<<grid, dim3(bx, by), 0, g->stream>>>(x.p, out, odt, (S *)g->workspace, *gm,
+								 rp);
 	return true;
 }
 
 template <class R, class AT>
-static bool try_colv(kj_gpu *, ld_dyn<AT>, bool, void *, int, kj_rgeom *, kj_rpar)
+static bool try_colv(kj_gpu *, ld_dyn<AT>, bool, bool, void *, int, kj_rgeom *, kj_rpar)
 {
 	return false;
 }
@@ -496,6 +574,7 @@ static int red_launch(kj_gpu *g, L x, bool aligned, void *out, int odt, int64_t 
 	int64_t nout = outer * inner, sms = g->info.sm_count;
 	int64_t wsmax = (int64_t)(g->workspace_bytes / sizeof(S));
 	S *part = (S *)g->workspace;
+	bool wide = nout >= sms * 512 || len <= 16;
 	kj_rgeom gm;
 
 	if (nout == 0)
@@ -531,26 +610,18 @@ static int red_launch(kj_gpu *g, L x, bool aligned, void *out, int odt, int64_t 
 		gm.chunks = ceil_div(len, gm.clen);
 		red_block_k<R, L><<<cap_grid(nout * gm.chunks, sms * 32), threads, 0, g->stream>>>(
 			x, out, odt, part, gm, rp);
-	} else if ((nout >= sms * 512 || len <= 16) && try_colv<R>(g, x, aligned, out, odt, &gm, rp)) {
-		/* launched */
+	} else if ((wide || kj_env_knob("KJ_RED_COLV", 1, 0, 1)) &&
+		   try_colv<R>(g, x, aligned, wide, out, odt, &gm, rp)) {
+		/* launched (KJ_RED_COLV=0: only in the wide case, as before, for
+		 * comparison on the device) */
 	} else {
 		int bx = 256, by = 1;
 		if (nout < sms * 512 && len > 16) {
 			bx = 32;
 			by = 8;
 		}
-		int64_t gx = ceil_div(inner, bx), gy = outer < 65535 ? outer : 65535, chunks = 1;
-		if (gx * gy < 2 * sms && len >= by * 256) {
-			chunks = ceil_div(4 * sms, gx * gy);
-			if (chunks > len / (by * 32))
-				chunks = len / (by * 32);
-			if (chunks * nout > wsmax)
-				chunks = wsmax / nout;
-			if (chunks > 65535)
-				chunks = 65535;
-			if (chunks < 1)
-				chunks = 1;
-		}
+		int64_t gx = ceil_div(inner, bx), gy = outer < 65535 ? outer : 65535;
+		int64_t chunks = red_chunks(g, gx * gy, len, by, nout, wsmax);
 		gm.clen = ceil_div(len, chunks);
 		gm.chunks = ceil_div(len, gm.clen);
 		if (gm.chunks < 1)
@@ -558,9 +629,11 @@ static int red_launch(kj_gpu *g, L x, bool aligned, void *out, int odt, int64_t 
 		dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gm.chunks);
 		red_col_k<R, L><<<grid, dim3(bx, by), 0, g->stream>>>(x, out, odt, part, gm, rp);
 	}
-	if (gm.chunks > 1)
-		red_fin_k<R><<<kj_blocks(g, nout, 256), 256, 0, g->stream>>>(part, out, odt, nout,
-									      gm.chunks, len, rp);
+	if (gm.chunks > 1) {
+		bool cmajor = inner >= 4; /* the column kernels' layout */
+		red_fin_k<R><<<kj_blocks(g, nout, 256), 256, 0, g->stream>>>(
+			part, out, odt, nout, gm.chunks, cmajor ? 1 : gm.chunks, cmajor ? nout : 1, len, rp);
+	}
 	KJ_LAUNCH_CHECK(err, "reduction");
 	return 0;
 }
