@@ -591,7 +591,7 @@ static int kja_time(kj_gpu *g, struct kja_ctx *c, struct kja_plan *p, kj_sdpa_fu
 }
 
 int kj_sdpa_cudnn_pick(kj_gpu *g, kj_dtype dt, const kjm_attn *a, const void *const *in, void *out,
-		       kj_sdpa_fused_fn fused, int *handled, struct kj_err *err)
+		       kj_sdpa_fused_fn fused, const char *fused_name, int *handled, struct kj_err *err)
 {
 	struct kja_ctx *c;
 	struct kja_plan *p;
@@ -623,16 +623,16 @@ int kj_sdpa_cudnn_pick(kj_gpu *g, kj_dtype dt, const kjm_attn *a, const void *co
 		if (kja_debug())
 			fprintf(stderr,
 				"kjudge: sdpa %s batch=%lld L=%lld S=%lld E=%lld causal=%d: cudnn %.4f ms, "
-				"fused %.4f ms: %s\n",
+				"%s %.4f ms: %s\n",
 				kj_dtype_name(dt), (long long)a->batch, (long long)a->L, (long long)a->S,
-				(long long)a->E, p->causal, t_cudnn, t_fused,
-				p->choice == KJA_CUDNN ? "cudnn" : "fused");
+				(long long)a->E, p->causal, t_cudnn, fused_name, t_fused,
+				p->choice == KJA_CUDNN ? "cudnn" : fused_name);
 	}
 	if (p->choice == KJA_FUSED) {
 		if ((rc = fused(g, a, in, out, err)))
 			return rc;
 		*handled = 1;
-		g->sdpa_path = "fused";
+		g->sdpa_path = fused_name;
 		return 0;
 	}
 	return kj_sdpa_cudnn(g, dt, a, in, out, handled, err);

@@ -43,13 +43,14 @@ typedef int (*kj_sdpa_fused_fn)(kj_gpu *g, const kjm_attn *a, const void *const 
 				struct kj_err *err);
 
 /* The 16-bit sdpa's choice for a shape that cuDNN serves: with KJ_SDPA_PATH
- * =cudnn, cuDNN; else on the shape's first call both cuDNN and fused (when
- * not NULL) are timed with events on g->stream (a warm-up, then the median
- * of 3 runs each) and the faster is kept for the shape's later calls;
- * without fused, cuDNN.  Enqueues the op (*handled = 1, g->sdpa_path set)
- * or does nothing (*handled = 0) when cuDNN does not serve the shape.
- * Returns 0 or KJ_E_* with err set. */
+ * =cudnn, cuDNN; else on the shape's first call both cuDNN and fused (the
+ * own kernel for the shape, named fused_name: "fused" or "decode"; when not
+ * NULL) are timed with events on g->stream (a warm-up, then the median of 3
+ * runs each) and the faster is kept for the shape's later calls; without
+ * fused, cuDNN.  Enqueues the op (*handled = 1, g->sdpa_path set) or does
+ * nothing (*handled = 0) when cuDNN does not serve the shape.  Returns 0 or
+ * KJ_E_* with err set. */
 int kj_sdpa_cudnn_pick(kj_gpu *g, kj_dtype dt, const kjm_attn *a, const void *const *in, void *out,
-		       kj_sdpa_fused_fn fused, int *handled, struct kj_err *err);
+		       kj_sdpa_fused_fn fused, const char *fused_name, int *handled, struct kj_err *err);
 
 #endif

@@ -556,17 +556,14 @@ static int sdpa_16(kj_gpu *g, const kj_bnode *n, const void *const *in, void *ou
 	int force = kj_sdpa_path_forced(), handled = 0, fa, rc;
 	/* decode shapes (a few query rows, long keys): split over the keys */
 	if (force == KJ_SDPA_AUTO) {
-		if ((rc = kj_sdpa_decode(g, n, in, out, &handled, err)) || handled) {
-			if (!rc)
-				g->sdpa_path = "decode";
+		if ((rc = kj_sdpa_decode(g, n, in, out, &handled, err)) || handled)
 			return rc;
-		}
 	}
 	kjm_attn_geom(n, &a);
 	fa = fa_supported(&a, in, out);
 	if (force == KJ_SDPA_AUTO || force == KJ_SDPA_FORCE_CUDNN) {
-		rc = kj_sdpa_cudnn_pick(g, n->in[0].dtype, &a, in, out, fa ? fa_launch16<T> : NULL, &handled,
-					err);
+		rc = kj_sdpa_cudnn_pick(g, n->in[0].dtype, &a, in, out, fa ? fa_launch16<T> : NULL, "fused",
+					&handled, err);
 		if (rc || handled)
 			return rc;
 	}
