@@ -422,6 +422,12 @@ static void unary_cases(void)
 		 "check B=5 D=999\n", NULL);
 	run_text("unary_bf16", "input x: bf16[B, D] ~ normal(0, 2)\noutput y: bf16[B, D]\ny = silu(x)\n"
 		 "check B=5 D=1000\n", NULL);
+	/* the 16-bit vector path's hardware exp2 and approximate reciprocal over
+	 * a wide range (|x| past 88: exp underflows to 0) */
+	run_text("unary_f16_silu_wide", "input x: f16[B, D] ~ normal(0, 40)\noutput y: f16[B, D]\ny = silu(x)\n"
+		 "check B=7 D=1003; B=1 D=8\n", NULL);
+	run_text("unary_bf16_sigmoid_wide", "input x: bf16[B, D] ~ normal(0, 40)\noutput y: bf16[B, D]\n"
+		 "y = sigmoid(x)\ncheck B=7 D=1003; B=1 D=8\n", NULL);
 	run_text("unary_i32_relu", "input x: i32[N] ~ randint(-50, 50)\noutput y: i32[N]\ny = relu(x)\n"
 		 "check N=1001\n", NULL);
 	run_text("unary_i32_sigmoid", "input x: i32[N] ~ randint(-5, 5)\noutput y: f32[N]\ny = sigmoid(x)\n"
@@ -1048,6 +1054,27 @@ static void linalg2_cases(void)
 		 "input g: f16[N, OH, OW, 2] ~ uniform(-1.2, 1.2)\noutput y: f16[N, C, OH, OW]\n"
 		 "y = grid_sample(x, g, align_corners=True)\n"
 		 "check N=2 C=3 H=5 W=7 OH=4 OW=6; N=3 C=37 H=33 W=45 OH=67 OW=88\n", NULL);
+	/* the channels-last route (C >= 32 and a multiple of the 16-byte
+	 * vector): chunks of channels (C = 32, 96 for f32; 64, 128 for 16-bit),
+	 * 63 and 35 output pixels a image so that blocks of 32 straddle images,
+	 * every mode and padding; the f32 tolerance of the grid_sample task
+	 * (an f32 coordinate is off by up to ~W * 6e-8 pixels) */
+	run_text("gs_cl_bilinear_zeros", "input x: f32[N, C, H, W] ~ normal\n"
+		 "input g: f32[N, OH, OW, 2] ~ uniform(-1.1, 1.1)\noutput y: f32[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g)\ntol atol=2e-3 rtol=1e-4\n"
+		 "check N=3 C=32 H=17 W=23 OH=7 OW=9; N=2 C=96 H=40 W=33 OH=5 OW=7\n", NULL);
+	run_text("gs_cl_nearest_border_f16", "input x: f16[N, C, H, W] ~ normal\n"
+		 "input g: f16[N, OH, OW, 2] ~ uniform(-1.5, 1.5)\noutput y: f16[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g, mode=\"nearest\", padding_mode=\"border\")\n"
+		 "check N=3 C=64 H=16 W=16 OH=7 OW=9\n", NULL);
+	run_text("gs_cl_bilinear_reflection_bf16", "input x: bf16[N, C, H, W] ~ normal\n"
+		 "input g: bf16[N, OH, OW, 2] ~ uniform(-3, 3)\noutput y: bf16[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g, padding_mode=\"reflection\")\n"
+		 "check N=3 C=64 H=12 W=20 OH=7 OW=9; N=2 C=128 H=9 W=9 OH=5 OW=7\n", NULL);
+	run_text("gs_cl_bilinear_border_ac_f16", "input x: f16[N, C, H, W] ~ normal\n"
+		 "input g: f16[N, OH, OW, 2] ~ uniform(-1.2, 1.2)\noutput y: f16[N, C, OH, OW]\n"
+		 "y = grid_sample(x, g, padding_mode=\"border\", align_corners=True)\n"
+		 "check N=3 C=64 H=12 W=20 OH=7 OW=9\n", NULL);
 }
 
 /* cuDNN's fused attention for 16-bit sdpa (ops_attn_cudnn.cu), forced with

@@ -113,6 +113,8 @@ extern "C" void kj_gpu_close(kj_gpu *g)
 	kj_cuda_attn_release(g);
 	if (g->scratch)
 		cudaFree(g->scratch);
+	if (g->big)
+		cudaFree(g->big);
 	if (g->ev1)
 		cudaEventDestroy(g->ev1);
 	if (g->ev0)
@@ -218,4 +220,24 @@ extern "C" int kj_gpu_sync(kj_gpu *g, struct kj_err *err)
 {
 	KJ_CUDA_CHECK(err, cudaStreamSynchronize(g->stream));
 	return 0;
+}
+
+void *kj_gpu_big(kj_gpu *g, size_t bytes)
+{
+	if (bytes <= g->big_bytes)
+		return g->big;
+	if (g->big) {
+		if (cudaStreamSynchronize(g->stream) != cudaSuccess)
+			return NULL;
+		cudaFree(g->big);
+		g->big = NULL;
+		g->big_bytes = 0;
+	}
+	if (cudaMalloc(&g->big, bytes) != cudaSuccess) {
+		(void)cudaGetLastError();
+		g->big = NULL;
+		return NULL;
+	}
+	g->big_bytes = bytes;
+	return g->big;
 }

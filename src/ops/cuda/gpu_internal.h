@@ -37,6 +37,8 @@ struct kj_gpu {
 	void *attn;      /* cuDNN attention plans of ops_attn_cudnn.cu, made on first use;
 	                    kj_gpu_close releases them (kj_cuda_attn_release) */
 	const char *sdpa_path; /* route of the last 16-bit sdpa (static string), or NULL */
+	void *big;       /* an op's large scratch (kj_gpu_big), grown on demand, kept */
+	size_t big_bytes;
 	void **live;     /* kj_gpu_alloc buffers not yet freed: kj_gpu_close frees them */
 	size_t nlive, live_cap;
 };
@@ -90,5 +92,11 @@ struct kj_cuda_op {
 };
 /* The table of CUDA ops (ops_*.cu), looked up by name by the executor. */
 kj_cuda_op_fn kj_cuda_op_find(const char *name);
+
+/* g->big of at least `bytes` (grown on demand: the first, untimed call of
+ * a shape pays the cudaMalloc, later ones reuse it; freed by kj_gpu_close).
+ * Returns the buffer, or NULL when the device refused the memory (the CUDA
+ * error cleared, so that the caller can take a route without it). */
+void *kj_gpu_big(kj_gpu *g, size_t bytes);
 
 #endif

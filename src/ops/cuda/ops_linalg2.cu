@@ -41,15 +41,18 @@
  * The reference (and the baseline for extents beyond 2^30) is interp_k, one
  * thread per output element.
  *
- * grid_sample: one kernel for both (grid_sample_k): a thread per output
- * pixel (n, ho, wo), grid-strided with 64-bit indices, reads its (x, y)
- * as one 2-element load, computes the pixel coordinates with table_f.h's
- * kjf_gs_coord_f (baseline, float, any float dtype) or kjf_gs_coord_d
- * (reference, double), its taps and weights once, then loops over the
- * channels: the input reads are gathers, the output stores are coalesced
- * along Wo (neighbouring threads own neighbouring pixels of one channel
- * plane).  Taps outside the image are skipped, as the CPU kernels do, in
- * the same order (nw, ne, sw, se).  Nothing here allocates.
+ * grid_sample: the baseline with many channels (C >= 32, a multiple of the
+ * 16-byte vector) goes channels-last (gs_try_cl: x transposed into
+ * g->big, then 32 output pixels a block, a tap's channels read 16 bytes a
+ * lane); otherwise, and for the reference, grid_sample_k: a thread per
+ * output pixel (n, ho, wo), grid-strided with 64-bit indices, reads its
+ * (x, y) as one 2-element load, computes the pixel coordinates with
+ * table_f.h's kjf_gs_coord_f (baseline, float, any float dtype) or
+ * kjf_gs_coord_d (reference, double), its taps and weights once, then
+ * loops over the channels: the input reads are gathers, the output stores
+ * are coalesced along Wo (neighbouring threads own neighbouring pixels of
+ * one channel plane).  Both skip taps outside the image, as the CPU
+ * kernels do, and add them in the same order (nw, ne, sw, se).
  */
 #include <limits.h>
 
@@ -726,7 +729,7 @@ __device__ __forceinline__ double gs_coord(double g, int64_t size, int align, in
 	return kjf_gs_coord_d(g, size, align, pad);
 }
 
-template <class T, int NEAR>
+template <class T, int NEAR, int U>
 __global__ void __launch_bounds__(256) grid_sample_k(const T *__restrict__ x,
 						      const T *__restrict__ grid,
 						      T *__restrict__ y, kjf_gs_geom g)
@@ -767,8 +770,9 @@ __global__ void __launch_bounds__(256) grid_sample_k(const T *__restrict__ x,
 			use |= in << k;
 			off[k] = in ? ty * g.iw + tx : 0;
 		}
-		/* independent channels: unrolled so that several gathers are in flight */
-#pragma unroll 4
+		/* channels unrolled U times: more gathers in flight, but U input
+		 * planes per block live in L1 at once */
+#pragma unroll U
 		for (int64_t c = 0; c < g.ch; c++) {
 			const T *xc = xb + c * plane;
 			A v = 0;
@@ -781,17 +785,177 @@ __global__ void __launch_bounds__(256) grid_sample_k(const T *__restrict__ x,
 	}
 }
 
+/* ---- grid_sample, channels last ----
+ * The NCHW kernel above gathers one element per tap and channel: 32 lanes
+ * of a warp read 32 random places of a channel plane, each a separate L1
+ * line, and the bench shapes ran at 2x PyTorch.  With x transposed to
+ * [N, H * W, C] (gs_nhwc_k, into g->big), a tap's channels are contiguous:
+ * 8 lanes read one pixel's 8 x 16 bytes of a chunk of channels, a warp 4
+ * pixels, so one line serves 32 (f32) or 64 (16-bit) channels.  A block
+ * takes 32 output pixels: their taps and weights computed once into shared
+ * memory, then per chunk of channels the blended values go through shared
+ * memory to be stored as rows of 32 consecutive pixels per channel. */
+#define GS_TP 32
+
 template <class T>
-static void gs_launch(kj_gpu *kg, const void *x, const void *grid, void *y,
-		      const kjf_gs_geom *gm, int nearest)
+__global__ void __launch_bounds__(256) gs_nhwc_k(const T *__restrict__ x, T *__restrict__ xt,
+						  int64_t C, int64_t P)
+{
+	__shared__ T t[32][33];
+	const int64_t n = blockIdx.z, c0 = (int64_t)blockIdx.y * 32, p0 = (int64_t)blockIdx.x * 32;
+	const T *xn = x + n * C * P;
+	T *yn = xt + n * C * P;
+	const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+	for (int r = ty; r < 32; r += 8)
+		if (c0 + r < C && p0 + tx < P)
+			t[r][tx] = xn[(c0 + r) * P + p0 + tx];
+	__syncthreads();
+	for (int r = ty; r < 32; r += 8)
+		if (p0 + r < P && c0 + tx < C)
+			yn[(p0 + r) * C + c0 + tx] = t[tx][r];
+}
+
+template <class T, int NEAR>
+__global__ void __launch_bounds__(256) gs_cl_k(const T *__restrict__ xt, const T *__restrict__ grid,
+						T *__restrict__ y, kjf_gs_geom g)
+{
+	typedef kjv<T> V;
+	const int VN = V::N, CC = 8 * VN; /* channels per chunk */
+	__shared__ int64_t s_off[GS_TP][4]; /* tap element offsets into xt, -1: outside */
+	__shared__ float s_w[GS_TP][4];
+	__shared__ int64_t s_yb[GS_TP]; /* output offset of channel 0, -1: past the end */
+	__shared__ float s_out[64][GS_TP + 1];
+	const int64_t plane = g.ih * g.iw;
+	const int tid = threadIdx.x;
+
+	if (tid < GS_TP) {
+		const int64_t e = (int64_t)blockIdx.x * GS_TP + tid;
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			s_off[tid][k] = -1;
+			s_w[tid][k] = 0.0f;
+		}
+		s_yb[tid] = -1;
+		if (e < g.total) {
+			const int64_t b = e / g.opix, q = e - b * g.opix, xb = b * plane * g.ch;
+			float cx = gs_coord(kjt<T>::ld(grid[2 * e]), g.iw, g.align, g.pad);
+			float cy = gs_coord(kjt<T>::ld(grid[2 * e + 1]), g.ih, g.align, g.pad);
+			s_yb[tid] = b * g.ch * g.opix + q;
+			if (!kjf_gs_in_range((double)cx, g.iw) || !kjf_gs_in_range((double)cy, g.ih))
+				cx = cy = -2.0f;
+			if (NEAR) {
+				int64_t px = (int64_t)rintf(cx), py = (int64_t)rintf(cy);
+				if (px >= 0 && px < g.iw && py >= 0 && py < g.ih) {
+					s_off[tid][0] = xb + (py * g.iw + px) * g.ch;
+					s_w[tid][0] = 1.0f;
+				}
+			} else {
+				float fx0 = floorf(cx), fy0 = floorf(cy);
+				int64_t x0 = (int64_t)fx0, y0 = (int64_t)fy0;
+				float ex = cx - fx0, wx = (fx0 + 1.0f) - cx, ey = cy - fy0, wy = (fy0 + 1.0f) - cy;
+				float wt[4] = {wx * wy, ex * wy, wx * ey, ex * ey};
+#pragma unroll
+				for (int k = 0; k < 4; k++) {
+					int64_t tx = x0 + (k & 1), ty = y0 + (k >> 1);
+					if (tx >= 0 && tx < g.iw && ty >= 0 && ty < g.ih) {
+						s_off[tid][k] = xb + (ty * g.iw + tx) * g.ch;
+						s_w[tid][k] = wt[k];
+					}
+				}
+			}
+		}
+	}
+	__syncthreads();
+	const int w = tid >> 5, lane = tid & 31, pl = w * 4 + (lane >> 3), cv = lane & 7;
+	for (int64_t c0 = 0; c0 < g.ch; c0 += CC) {
+		const int64_t c = c0 + cv * VN;
+		float acc[VN];
+#pragma unroll
+		for (int j = 0; j < VN; j++)
+			acc[j] = 0.0f;
+		if (c < g.ch) {
+			V v[4];
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				if (s_off[pl][k] >= 0)
+					v[k] = *(const V *)(xt + s_off[pl][k] + c);
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				if (s_off[pl][k] >= 0) {
+					const float wk = s_w[pl][k];
+#pragma unroll
+					for (int j = 0; j < VN; j++)
+						acc[j] += kjt<T>::ld(v[k].e[j]) * wk;
+				}
+		}
+#pragma unroll
+		for (int j = 0; j < VN; j++)
+			s_out[cv * VN + j][pl] = acc[j];
+		__syncthreads();
+		for (int r = w; r < CC; r += 8)
+			if (c0 + r < g.ch && s_yb[lane] >= 0)
+				y[s_yb[lane] + (c0 + r) * g.opix] = kjt<T>::st(s_out[r][lane]);
+		__syncthreads();
+	}
+}
+
+/* The channels-last route where it applies (float or 16-bit, C a multiple
+ * of the 16-byte vector and >= 32, N <= 65535, x 16-byte aligned, scratch
+ * for a copy of x; KJ_GS_CL=0 turns it off, for measurements): 1 when
+ * launched, 0 to take the NCHW kernel. */
+template <class T>
+static int gs_try_cl(kj_gpu *kg, const void *x, const void *grid, void *y, const kjf_gs_geom *gm,
+		     int nearest, int64_t n)
+{
+	const int VN = kjv<T>::N;
+	const int64_t P = gm->ih * gm->iw;
+	void *xt;
+	if (!kj_env_knob("KJ_GS_CL", 1, 0, 1) || gm->ch < 32 || gm->ch % VN || n > 65535 || !kj_aligned16(x))
+		return 0;
+	if (!(xt = kj_gpu_big(kg, (size_t)(n * gm->ch * P) * sizeof(T))))
+		return 0;
+	dim3 tg((unsigned)((P + 31) / 32), (unsigned)((gm->ch + 31) / 32), (unsigned)n);
+	gs_nhwc_k<T><<<tg, 256, 0, kg->stream>>>((const T *)x, (T *)xt, gm->ch, P);
+	unsigned blocks = (unsigned)((gm->total + GS_TP - 1) / GS_TP);
+	if (nearest)
+		gs_cl_k<T, 1><<<blocks, 256, 0, kg->stream>>>((const T *)xt, (const T *)grid, (T *)y, *gm);
+	else
+		gs_cl_k<T, 0><<<blocks, 256, 0, kg->stream>>>((const T *)xt, (const T *)grid, (T *)y, *gm);
+	return 1;
+}
+
+template <class T, int U>
+static void gs_launch_u(kj_gpu *kg, const void *x, const void *grid, void *y,
+			const kjf_gs_geom *gm, int nearest)
 {
 	unsigned blocks = kj_blocks(kg, gm->total, 256);
 	if (nearest)
-		grid_sample_k<T, 1><<<blocks, 256, 0, kg->stream>>>((const T *)x, (const T *)grid,
-								    (T *)y, *gm);
+		grid_sample_k<T, 1, U><<<blocks, 256, 0, kg->stream>>>((const T *)x, (const T *)grid,
+								       (T *)y, *gm);
 	else
-		grid_sample_k<T, 0><<<blocks, 256, 0, kg->stream>>>((const T *)x, (const T *)grid,
-								    (T *)y, *gm);
+		grid_sample_k<T, 0, U><<<blocks, 256, 0, kg->stream>>>((const T *)x, (const T *)grid,
+								       (T *)y, *gm);
+}
+
+/* KJ_GS_UNROLL (1, 2 or 4; for measurements) picks the channel unroll of
+ * the NCHW kernel */
+template <class T>
+static void gs_launch(kj_gpu *kg, const void *x, const void *grid, void *y,
+		      const kjf_gs_geom *gm, int nearest, int64_t n)
+{
+	if constexpr (sizeof(T) <= 4) /* the baseline's dtypes, not the fp64 reference */
+		if (gs_try_cl<T>(kg, x, grid, y, gm, nearest, n))
+			return;
+	switch (kj_env_knob("KJ_GS_UNROLL", 1, 1, 4)) {
+	case 4:
+		gs_launch_u<T, 4>(kg, x, grid, y, gm, nearest);
+		break;
+	case 2:
+		gs_launch_u<T, 2>(kg, x, grid, y, gm, nearest);
+		break;
+	default:
+		gs_launch_u<T, 1>(kg, x, grid, y, gm, nearest);
+	}
 }
 
 int kj_cuda_grid_sample(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
@@ -810,17 +974,17 @@ int kj_cuda_grid_sample(kj_gpu *g, const kj_bnode *n, const void *const *in, voi
 	if (gm.total == 0 || gm.ch == 0)
 		return 0;
 	if (reference) {
-		gs_launch<double>(g, in[0], in[1], out, &gm, nearest);
+		gs_launch<double>(g, in[0], in[1], out, &gm, nearest, 0);
 	} else {
 		switch (n->in[0].dtype) {
 		case KJ_F32:
-			gs_launch<float>(g, in[0], in[1], out, &gm, nearest);
+			gs_launch<float>(g, in[0], in[1], out, &gm, nearest, xs->d[0]);
 			break;
 		case KJ_F16:
-			gs_launch<__half>(g, in[0], in[1], out, &gm, nearest);
+			gs_launch<__half>(g, in[0], in[1], out, &gm, nearest, xs->d[0]);
 			break;
 		case KJ_BF16:
-			gs_launch<__nv_bfloat16>(g, in[0], in[1], out, &gm, nearest);
+			gs_launch<__nv_bfloat16>(g, in[0], in[1], out, &gm, nearest, xs->d[0]);
 			break;
 		default:
 			return kj_err_set(err, KJ_E_UNSUPPORTED, "grid_sample: dtype %s",
