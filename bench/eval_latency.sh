@@ -4,7 +4,7 @@
 #   cold  once with --no-cache --no-perf: nvcc runs, correctness only;
 #   warm  N times (default 5) with --no-perf: the compile cache hits;
 #   perf  once with timing (the candidate's and, unless cached, the baseline's).
-# Prints per candidate the cold total, the median warm total and its
+# Prints per candidate the cold total and its compile stage, the median warm total and its
 # stage_seconds split (static, compile, call, correctness, performance), and
 # the perf run's total and performance stage; then the medians over the
 # candidates: cold total, warm total, and total - performance of the perf run
@@ -108,8 +108,8 @@ for row in open(tsv):
         order.append(cand)
     runs[cand][kind].append({"wall": float(wall), "rc": int(rc), "v": v, "path": path})
 
-say("%-24s %-6s %7s %7s %7s | %6s %7s %6s %7s %7s | %7s %7s %7s" % (
-    "candidate", "status", "cold_w", "cold_t", "warm_w", "static", "compile", "call", "correct",
+say("%-24s %-6s %7s %7s %7s %7s | %6s %7s %6s %7s %7s | %7s %7s %7s" % (
+    "candidate", "status", "cold_w", "cold_t", "cold_c", "warm_w", "static", "compile", "call", "correct",
     "warm_t", "perf_t", "perf_st", "t-perf"))
 cold_all, warm_all, beyond_all = [], [], []
 for cand in order:
@@ -130,9 +130,9 @@ for cand in order:
     ptot, pst = (total(perf), stage(perf, "performance")) if perf else (None, None)
     beyond = ptot - pst if ptot is not None and pst is not None else None
     cached = [bool((x["v"].get("compile") or {}).get("cached")) for x in r["warm"] if x["v"]]
-    say("%-24s %-6s %7s %7s %7s | %6s %7s %6s %7s %7s | %7s %7s %7s%s" % (
+    say("%-24s %-6s %7s %7s %7s %7s | %6s %7s %6s %7s %7s | %7s %7s %7s%s" % (
         cand, status[:6], f(cold["wall"] if cold else None), f(total(cold) if cold else None),
-        f(warm_wall), f(split["static"]), f(split["compile"]), f(split["call"]),
+        f(stage(cold, "compile") if cold else None), f(warm_wall), f(split["static"]), f(split["compile"]), f(split["call"]),
         f(split["correctness"]), f(warm_tot), f(ptot), f(pst), f(beyond),
         "" if all(cached) else "  (warm compile not cached)"))
     if cold and total(cold) is not None:

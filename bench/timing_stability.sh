@@ -64,7 +64,8 @@ else
 		"$KJ" eval level1/relu "$relu" --no-perf --seeds 1 --quiet >"$NCU_CSV" 2>"$WORK/raw/ncu_relu.err"
 	rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
-		NCU_NOTE="ncu exited $rc: $(grep -v '^==PROF==' "$WORK/raw/ncu_relu.err" | tail -n1 | cut -c1-200)"
+		# ncu's own messages may be on either stream
+		NCU_NOTE="ncu exited $rc: $(cat "$WORK/raw/ncu_relu.err" "$NCU_CSV" | grep -v '^==PROF== Profiling' | grep -v '^"' | grep . | tail -n 4 | cut -c1-200 | tr '\n' '|')"
 	fi
 fi
 
