@@ -7,5 +7,5 @@ input  x: f32[B, D] ~ normal
 output y: f32[D]
 y = mean(x, dim=0)
 check B=1 D=1; B=1000 D=3; B=4097 D=17; B=31 D=2
-bench B=65536 D=16384 weight=0.6; B=1048576 D=1024 weight=0.4
+bench B=81920 D=16384 weight=0.6; B=1310720 D=1024 weight=0.4
 bench cpu B=4096 D=256 weight=1

@@ -10,6 +10,6 @@ input  x: f32[B, M, N] ~ normal
 output y: f32[B, 1, N]
 y = sum(x, dim=1, keepdim=True)
 check B=1 M=1 N=1; B=3 M=17 N=5; B=2 M=1001 N=33; B=5 M=7 N=257
-bench B=160 M=4096 N=2048 weight=0.6; B=64 M=65536 N=256 weight=0.4
+bench B=160 M=4096 N=2048 weight=0.6; B=80 M=65536 N=256 weight=0.4
 bench cpu B=16 M=256 N=256 weight=1
 tol atol=1e-3 rtol=1e-4
