@@ -10,6 +10,6 @@ input  b: f32[K, 1] ~ normal
 output y: f32[M, 1]
 y = matmul(a, b)
 check M=1 K=1; M=3 K=1000; M=17 K=4097; M=130 K=31
-bench M=65536 K=16384 weight=0.6; M=1310720 K=1024 weight=0.4
+bench M=81920 K=16384 weight=0.6; M=1310720 K=1024 weight=0.4
 bench cpu M=1024 K=1024 weight=1
 tol atol=1e-2 rtol=1e-4
