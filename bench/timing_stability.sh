@@ -21,9 +21,10 @@
 # Known problem (H200, 2026-11-30): ncu stops with "LaunchFailed" from its
 # counter library as soon as it profiles a kernel in the worker process,
 # with either filter, while `ncu kjudge baseline level1/relu` (in-process)
-# works; part 2 then reports "ncu exited 9".  Not yet found: what in the
-# worker's set-up (its rlimits, e.g. 64 descriptors, still apply with
-# KJUDGE_PROFILE=1) the counter library trips on.
+# works; part 2 then reports "ncu exited 9".  Since then KJUDGE_PROFILE=1
+# workers keep the judge's file-size and descriptor limits (the sandbox's
+# 1 MiB and 64 are the likeliest thing the counter library trips on); not
+# yet run on the device.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KJ=${KJ:-$ROOT/build/kjudge}

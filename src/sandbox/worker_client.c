@@ -645,6 +645,16 @@ static void plan_limits(struct child_plan *c, const struct kj_worker_opts *o)
 	c->fsize.rlim_cur = c->fsize.rlim_max = (rlim_t)o->fsize_limit;
 	c->core.rlim_cur = c->core.rlim_max = 0;
 	c->nofile.rlim_cur = c->nofile.rlim_max = 64;
+	/* profiling: a profiler's injected library keeps buffers in files and
+	 * shared memory and opens descriptors of its own, so the worker keeps
+	 * the judge's own file-size and descriptor limits (ncu stopped with
+	 * "LaunchFailed" in the worker, not in the judge, on the H200) */
+	if (kj_worker_profile_mode()) {
+		if (getrlimit(RLIMIT_FSIZE, &c->fsize) < 0)
+			c->fsize.rlim_cur = c->fsize.rlim_max = (rlim_t)o->fsize_limit;
+		if (getrlimit(RLIMIT_NOFILE, &c->nofile) < 0)
+			c->nofile.rlim_cur = c->nofile.rlim_max = 64;
+	}
 }
 
 static void close_fd(int *fd)
