@@ -166,15 +166,7 @@ __global__ void __launch_bounds__(KJD_THREADS, 3) kjd_dec_k(const uint16_t *__re
 			}
 		}
 		float mu[2], corr[2];
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
-			corr[h] = exp2f(mrow[h] - mu[h]);
-			mrow[h] = mx[h];
-			lrow[h] *= corr[h];
-		}
+		kj_softmax_rows<false>(mx, mrow, lrow, mu, corr);
 #pragma unroll
 		for (int d = 0; d < ND; d++) {
 			acc[d][0] *= corr[0];

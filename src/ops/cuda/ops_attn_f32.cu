@@ -78,6 +78,7 @@
  * before the first GPU run; see docs/baseline.md.
  */
 #include "ops/cuda/ops_common.cuh"
+#include "ops/cuda/mma.cuh"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -155,16 +156,6 @@ __device__ __forceinline__ void kj3_afrag(float2 lo, float2 hi, uint32_t *ab, ui
 	kj3_split(hi.x, ab[1], as[1]);
 	kj3_split(lo.y, ab[2], as[2]);
 	kj3_split(hi.y, ab[3], as[3]);
-}
-
-/* 2^x by the hardware's ex2 (about 2 ulp; results below 2^-126 flush to
- * 0, nothing at f32 tolerance next to the row's largest term, 1): exp2f
- * adds a range fix-up of three instructions per score. */
-__device__ __forceinline__ float kj3_ex2(float x)
-{
-	float y;
-	asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-	return y;
 }
 
 __device__ __forceinline__ uint32_t kj3_saddr(const void *p)
@@ -357,15 +348,7 @@ __global__ void __launch_bounds__(KJ3_THREADS, kj3_cfg<D>::MINB)
 				}
 			}
 			float mu[2], corr[2];
-#pragma unroll
-			for (int h = 0; h < 2; h++) {
-				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h]; /* a row with no key yet */
-				corr[h] = kj3_ex2(mrow[m][h] - mu[h]);
-				mrow[m][h] = mx[h];
-				lrow[m][h] *= corr[h];
-			}
+			kj_softmax_rows<true>(mx, mrow[m], lrow[m], mu, corr);
 #pragma unroll
 			for (int p = 0; p < NP; p++)
 #pragma unroll
@@ -379,7 +362,7 @@ __global__ void __launch_bounds__(KJ3_THREADS, kj3_cfg<D>::MINB)
 			for (int nt = 0; nt < NT; nt++) {
 #pragma unroll
 				for (int e = 0; e < 4; e++) {
-					s[m][nt][e] = kj3_ex2(s[m][nt][e] - mu[e >> 1]);
+					s[m][nt][e] = kj_ex2_fast(s[m][nt][e] - mu[e >> 1]);
 					lrow[m][e >> 1] += s[m][nt][e];
 				}
 			}
