@@ -904,6 +904,14 @@ static void misc_cases(void)
 		 "output y: f32[N, C]\ny = batch_norm(x, weight=w, training=True)\ncheck N=300 C=7; N=2 C=3\n", NULL);
 	run_text("batch_norm_train_long", "input x: f32[N, C, L] ~ normal(3, 1)\noutput y: f32[N, C, L]\n"
 		 "y = batch_norm(x, training=True)\ncheck N=4 C=3 L=50000\n", NULL);
+	/* seg_stats_k / seg_apply_k with 16-byte loads (inner a multiple of the
+	 * vector, chunks of 8192 crossed, a tail of one load) and without */
+	run_text("batch_norm_train_vec_bf16", "input x: bf16[N, C, H, W] ~ normal(1, 2)\n"
+		 "param w: bf16[C] ~ uniform(0.5, 1.5)\nparam b: bf16[C] ~ normal\noutput y: bf16[N, C, H, W]\n"
+		 "y = batch_norm(x, weight=w, bias=b, training=True)\ncheck N=3 C=5 H=16 W=520; N=2 C=3 H=1 W=516\n",
+		 NULL);
+	run_text("instance_norm_vec_f32", "input x: f32[N, C, L] ~ normal(-2, 3)\noutput y: f32[N, C, L]\n"
+		 "y = instance_norm(x)\ncheck N=2 C=3 L=20004; N=1 C=2 L=8196; N=2 C=2 L=518\n", NULL);
 	run_text("instance_norm_running", "input x: f32[N, C, L] ~ normal\nparam rm: f32[C] ~ normal(0, 0.2)\n"
 		 "param rv: f32[C] ~ uniform(0.5, 2)\nparam b: f32[C] ~ normal\noutput y: f32[N, C, L]\n"
 		 "y = instance_norm(x, rm, rv, bias=b, use_input_stats=False)\ncheck N=3 C=4 L=10\n", NULL);

@@ -427,15 +427,7 @@ __global__ void __launch_bounds__(KJF_THREADS, 2) fa_fwd_k(const T *__restrict__
 				}
 			}
 			float mu[2], corr[2];
-#pragma unroll
-			for (int h = 0; h < 2; h++) {
-				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h]; /* a row with no key yet */
-				corr[h] = exp2f(mrow[m][h] - mu[h]);
-				mrow[m][h] = mx[h];
-				lrow[m][h] *= corr[h];
-			}
+			kj_softmax_rows<false>(mx, mrow[m], lrow[m], mu, corr);
 #pragma unroll
 			for (int d = 0; d < ND; d++) {
 				acc[m][d][0] *= corr[0];
@@ -1468,28 +1460,53 @@ template <class A> using kjm_ss = kj_chan_ss<A>;
 /* Partial statistics of segment s's units b, b + splits, ...  Each thread
  * sums x - k and (x - k)^2 with k its own first value (cheap, and a shift
  * close to its data), turns them into (n, mean, m2), and the block merges
- * the threads' statistics with Chan's formula. */
-template <class T>
+ * the threads' statistics with Chan's formula.  V: elements per load, 1 or
+ * kjv<T>::N (16 bytes; the launch checks that runs, steps and chunks are
+ * multiples of it and x is aligned), two loads in flight per thread. */
+/* s1 += x - k, s2 += (x - k)^2 over V elements. */
+template <class T, int V>
+__device__ __forceinline__ void seg_acc(const T *e, typename kjt<T>::acc k, typename kjt<T>::acc &s1,
+					typename kjt<T>::acc &s2)
+{
+#pragma unroll
+	for (int i = 0; i < V; i++) {
+		typename kjt<T>::acc d = kjt<T>::ld(e[i]) - k;
+		s1 += d;
+		s2 += d * d;
+	}
+}
+
+template <class T, int V>
 __global__ void seg_stats_k(const T *__restrict__ x, kjm_seg sg, kjm_ss<typename kjt<T>::acc> *part)
 {
 	typedef kjt<T> tt;
 	typedef typename tt::acc A;
+	struct alignas(V * sizeof(T)) vec_t {
+		T e[V];
+	};
 	__shared__ kjm_ss<A> red[32];
+	const int bd = blockDim.x;
 	for (int64_t u = blockIdx.x; u < sg.nseg * sg.splits; u += gridDim.x) {
 		int64_t s = u / sg.splits, b = u - s * sg.splits, cnt = 0;
 		const T *base = x + s * sg.sstep;
 		A k = 0, s1 = 0, s2 = 0;
 		for (int64_t w = b; w < sg.nrun * sg.nchunk; w += sg.splits) {
 			int64_t r = w / sg.nchunk, c = w - r * sg.nchunk;
-			const T *p = base + r * sg.rstep;
-			int64_t j1 = (c + 1) * sg.chunk < sg.run ? (c + 1) * sg.chunk : sg.run;
-			for (int64_t j = c * sg.chunk + threadIdx.x; j < j1; j += blockDim.x) {
-				A v = tt::ld(p[j]);
-				if (cnt++ == 0)
-					k = v;
-				A d = v - k;
-				s1 += d;
-				s2 += d * d;
+			const vec_t *p = (const vec_t *)(base + r * sg.rstep);
+			int64_t j1 = ((c + 1) * sg.chunk < sg.run ? (c + 1) * sg.chunk : sg.run) / V;
+			for (int64_t j = c * sg.chunk / V + threadIdx.x; j < j1; j += 2 * bd) {
+				vec_t a = p[j], z;
+				const int two = j + bd < j1;
+				if (two)
+					z = p[j + bd];
+				if (cnt == 0)
+					k = tt::ld(a.e[0]);
+				seg_acc<T, V>(a.e, k, s1, s2);
+				cnt += V;
+				if (two) {
+					seg_acc<T, V>(z.e, k, s1, s2);
+					cnt += V;
+				}
 			}
 		}
 		kjm_ss<A> st = kj_chan_shifted<A>(cnt, k, s1, s2);
@@ -1524,8 +1541,10 @@ __global__ void seg_final_k(kjm_seg sg, const kjm_ss<typename kjt<T>::acc> *part
 
 /* y = (x - mean) * invstd * w[c] + b[c] over planes (n, c) of `inner`
  * elements, in units of one chunk of one plane: the plane's statistics
- * segment is p / pdiv (modulo segmod when segmod), its channel p % C. */
-template <class T>
+ * segment is p / pdiv (modulo segmod when segmod), its channel p % C.
+ * V: elements per load and store, as in seg_stats_k (inner and chunk
+ * multiples of it, x and y aligned). */
+template <class T, int V>
 __global__ void seg_apply_k(const T *__restrict__ x, T *__restrict__ y, int64_t planes,
 			    int64_t inner, int64_t chunk, int64_t C, int64_t pdiv, int64_t segmod,
 			    const typename kjt<T>::acc *__restrict__ stats, const T *__restrict__ w,
@@ -1533,6 +1552,9 @@ __global__ void seg_apply_k(const T *__restrict__ x, T *__restrict__ y, int64_t 
 {
 	typedef kjt<T> tt;
 	typedef typename tt::acc A;
+	struct alignas(V * sizeof(T)) vec_t {
+		T e[V];
+	};
 	int64_t nchunk = (inner + chunk - 1) / chunk;
 	for (int64_t u = blockIdx.x; u < planes * nchunk; u += gridDim.x) {
 		int64_t p = u / nchunk, c0 = (u - p * nchunk) * chunk, c = p % C, s = p / pdiv;
@@ -1543,10 +1565,15 @@ __global__ void seg_apply_k(const T *__restrict__ x, T *__restrict__ y, int64_t 
 		if (w)
 			scale *= tt::ld(w[c]);
 		shift = b ? tt::ld(b[c]) : (A)0;
-		const T *xp = x + p * inner;
-		T *yp = y + p * inner;
-		for (int64_t j = c0 + threadIdx.x; j < c1; j += blockDim.x)
-			yp[j] = tt::st((tt::ld(xp[j]) - mean) * scale + shift);
+		const vec_t *xp = (const vec_t *)(x + p * inner);
+		vec_t *yp = (vec_t *)(y + p * inner);
+		for (int64_t j = c0 / V + threadIdx.x; j < c1 / V; j += blockDim.x) {
+			vec_t v = xp[j];
+#pragma unroll
+			for (int e = 0; e < V; e++)
+				v.e[e] = tt::st((tt::ld(v.e[e]) - mean) * scale + shift);
+			yp[j] = v;
+		}
 	}
 }
 
@@ -1641,6 +1668,11 @@ static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 	const int cols = kind == 0 && inner == 1; /* [N, C]: col_stats_k */
 	sg.chunk = 8192;
 	sg.nchunk = (sg.run + sg.chunk - 1) / sg.chunk;
+	/* 16-byte loads when every run starts on a 16-byte boundary: runs,
+	 * their steps (multiples of inner) and the chunks are whole vectors
+	 * (KJ_BN_VEC=0 turns it off, for measurements) */
+	const int vec = kj_env_knob("KJ_BN_VEC", 1, 0, 1) && inner % kjv<T>::N == 0 &&
+			sg.run % kjv<T>::N == 0 && kj_aligned16(in[0]);
 	if (cols) {
 		/* enough (channel block, row split) blocks to fill the device */
 		int64_t cb = (C + 255) / 256, want = (int64_t)g->info.sm_count * 8;
@@ -1664,9 +1696,13 @@ static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 		if (cols)
 			col_stats_k<T><<<dim3((unsigned)((C + 255) / 256), (unsigned)sg.splits), 256, 0,
 					 g->stream>>>((const T *)in[0], N, C, col_rows, part);
+		else if (vec)
+			seg_stats_k<T, kjv<T>::N><<<grid_cap(sg.nseg * sg.splits,
+							     (int64_t)g->info.sm_count * 16),
+						    256, 0, g->stream>>>((const T *)in[0], sg, part);
 		else
-			seg_stats_k<T><<<grid_cap(sg.nseg * sg.splits, (int64_t)g->info.sm_count * 16),
-					 256, 0, g->stream>>>((const T *)in[0], sg, part);
+			seg_stats_k<T, 1><<<grid_cap(sg.nseg * sg.splits, (int64_t)g->info.sm_count * 16),
+					    256, 0, g->stream>>>((const T *)in[0], sg, part);
 		seg_final_k<T><<<grid_cap((sg.nseg + 127) / 128, 1 << 30), 128, 0, g->stream>>>(
 			sg, part, NULL, NULL, (A)eps, st);
 	} else {
@@ -1683,9 +1719,15 @@ static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 			(const T *)w, (const T *)b);
 	} else {
 		int64_t chunk = 4096, units = N * C * ((inner + chunk - 1) / chunk);
-		seg_apply_k<T><<<grid_cap(units, (int64_t)g->info.sm_count * 16), 256, 0, g->stream>>>(
-			(const T *)in[0], (T *)out, N * C, inner, chunk, C, segdiv / inner, segmod, st,
-			(const T *)w, (const T *)b);
+		unsigned grid = grid_cap(units, (int64_t)g->info.sm_count * 16);
+		if (vec && kj_aligned16(out))
+			seg_apply_k<T, kjv<T>::N><<<grid, 256, 0, g->stream>>>(
+				(const T *)in[0], (T *)out, N * C, inner, chunk, C, segdiv / inner, segmod,
+				st, (const T *)w, (const T *)b);
+		else
+			seg_apply_k<T, 1><<<grid, 256, 0, g->stream>>>(
+				(const T *)in[0], (T *)out, N * C, inner, chunk, C, segdiv / inner, segmod,
+				st, (const T *)w, (const T *)b);
 	}
 	KJM_CHECK(err, n->op->name);
 	return 0;
