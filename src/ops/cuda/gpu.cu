@@ -222,22 +222,29 @@ extern "C" int kj_gpu_sync(kj_gpu *g, struct kj_err *err)
 	return 0;
 }
 
+int kj_gpu_grow(kj_gpu *g, void **buf, size_t *have, size_t bytes)
+{
+	cudaError_t e;
+	if (bytes <= *have)
+		return 0;
+	if (*buf) {
+		/* work queued on the stream may still use the old buffer */
+		if ((e = cudaStreamSynchronize(g->stream)) != cudaSuccess)
+			return (int)e;
+		cudaFree(*buf);
+		*buf = NULL;
+		*have = 0;
+	}
+	if (cudaMalloc(buf, bytes) != cudaSuccess) {
+		(void)cudaGetLastError();
+		*buf = NULL;
+		return -1;
+	}
+	*have = bytes;
+	return 0;
+}
+
 void *kj_gpu_big(kj_gpu *g, size_t bytes)
 {
-	if (bytes <= g->big_bytes)
-		return g->big;
-	if (g->big) {
-		if (cudaStreamSynchronize(g->stream) != cudaSuccess)
-			return NULL;
-		cudaFree(g->big);
-		g->big = NULL;
-		g->big_bytes = 0;
-	}
-	if (cudaMalloc(&g->big, bytes) != cudaSuccess) {
-		(void)cudaGetLastError();
-		g->big = NULL;
-		return NULL;
-	}
-	g->big_bytes = bytes;
-	return g->big;
+	return kj_gpu_grow(g, &g->big, &g->big_bytes, bytes) ? NULL : g->big;
 }

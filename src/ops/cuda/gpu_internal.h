@@ -98,5 +98,10 @@ kj_cuda_op_fn kj_cuda_op_find(const char *name);
  * Returns the buffer, or NULL when the device refused the memory (the CUDA
  * error cleared, so that the caller can take a route without it). */
 void *kj_gpu_big(kj_gpu *g, size_t bytes);
+/* *buf (of *have bytes) grown to at least `bytes`, kept when large enough;
+ * the old buffer is freed after the stream drains.  0 when done, -1 when
+ * cudaMalloc refused (error cleared, *buf NULL), else the cudaError_t of
+ * the stream (*buf untouched). */
+int kj_gpu_grow(kj_gpu *g, void **buf, size_t *have, size_t bytes);
 
 #endif

@@ -187,22 +187,13 @@ static int dnn_col(struct kj_dnn *d, struct kj_err *err)
  * caller runs in NCHW then; the error is cleared). */
 static int tr_grow(kj_gpu *g, struct kj_dnn *d, size_t bytes, int *ok, struct kj_err *err)
 {
-	*ok = 1;
-	if (bytes <= d->tr_bytes)
-		return 0;
-	if (d->tr) {
-		KJ_CUDA_CHECK(err, cudaStreamSynchronize(g->stream));
-		cudaFree(d->tr);
-		d->tr = NULL;
-		d->tr_bytes = 0;
+	int rc = kj_gpu_grow(g, &d->tr, &d->tr_bytes, bytes);
+	*ok = rc == 0;
+	if (rc > 0) {
+		/* the stream failed before the old copies could be freed */
+		cudaError_t stream_status = (cudaError_t)rc;
+		KJ_CUDA_CHECK(err, stream_status);
 	}
-	if (cudaMalloc(&d->tr, bytes) != cudaSuccess) {
-		(void)cudaGetLastError();
-		d->tr = NULL;
-		*ok = 0;
-		return 0;
-	}
-	d->tr_bytes = bytes;
 	return 0;
 }
 
