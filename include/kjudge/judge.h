@@ -151,6 +151,23 @@ void kj_eval_opts_init(struct kj_eval_opts *o);
  * and bool.  One rule for the judge, the lint and any other caller. */
 void kj_tolerance(const kj_task *t, kj_dtype dt, double *atol, double *rtol);
 
+/* The eager baseline's error on one binding of t, over the judge's seeds
+ * 0 .. nseeds - 1 for base_seed (their flavours: declared distributions,
+ * outliers, uniform, ...): the baseline and the fp64 GPU reference run on
+ * each seed's inputs, each output compared as the judge compares a
+ * candidate's (kj_tolerance, the task's metrics).  Fills out[0 .. *nout -
+ * 1], one per output (at most max), with the worst over the seeds. */
+typedef struct kj_base_err {
+	char output[64];
+	int64_t n, nbad;          /* elements per seed; the most outside atol + rtol |ref| */
+	double max_abs, max_rel;  /* the largest over the seeds */
+	double cos, l1, rmse;     /* the metrics of the worst seed, for metric tasks */
+	int pass;                 /* 0: a candidate this far off would fail a seed */
+	int seeds;                /* seeds judged */
+} kj_base_err;
+int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_seed, int nseeds,
+			  kj_base_err *out, int max, int *nout, struct kj_err *err);
+
 /* Timing statistics of n samples (sorts xs in place): median, interquartile
  * range, and *stable = 1 once n >= 10 and the median's ~95% confidence
  * half-width (order statistics n/2 -+ 0.98 sqrt(n)) is within 0.5% of it.

@@ -20,13 +20,16 @@
 #define MIN_SAMPLES 10
 #define MAX_SAMPLES 2000
 
-#define NODE_RUNS 11 /* profiled calls per shape with --nodes (median per node) */
+#define NODE_RUNS 11
+#define CHECK_SEEDS 3 /* --check: the judge's first three seeds (declared, outliers, uniform) */ /* profiled calls per shape with --nodes (median per node) */
 
 typedef struct shape_result {
 	int bind;
 	double ms, iqr_ms, bytes, flops;
 	int n, stable;
 	int nnodes;
+	int nerr; /* --check: outputs in errs */
+	kj_base_err errs[8];
 	double *node_ms; /* owned; NULL unless --nodes */
 	char (*node_out)[64]; /* each node's output, "f32[8, 16]"; owned */
 } shape_result;
@@ -167,6 +170,27 @@ static json_t *result_json(const kj_task *t, const shape_result *r)
 	json_object_set_new(o, "flops", json_real(r->flops));
 	json_object_set_new(o, "gbs", json_real(r->ms > 0 ? r->bytes / (r->ms * 1e-3) / 1e9 : 0));
 	json_object_set_new(o, "tflops", json_real(r->ms > 0 ? r->flops / (r->ms * 1e-3) / 1e12 : 0));
+	if (r->nerr) {
+		json_t *arr = json_array();
+		for (int i = 0; i < r->nerr; i++) {
+			const kj_base_err *e = &r->errs[i];
+			json_t *x = json_object();
+			json_object_set_new(x, "output", json_string(e->output));
+			json_object_set_new(x, "seeds", json_integer(e->seeds));
+			json_object_set_new(x, "elements", json_integer(e->n));
+			json_object_set_new(x, "outside_tolerance", json_integer(e->nbad));
+			json_object_set_new(x, "max_abs_err", json_real(e->max_abs));
+			json_object_set_new(x, "max_rel_err", json_real(e->max_rel));
+			if (t->tol.has_metric) {
+				json_object_set_new(x, "cosine", json_real(e->cos));
+				json_object_set_new(x, "l1", json_real(e->l1));
+				json_object_set_new(x, "rmse", json_real(e->rmse));
+			}
+			json_object_set_new(x, "pass", json_boolean(e->pass));
+			json_array_append_new(arr, x);
+		}
+		json_object_set_new(o, "check", arr);
+	}
 	if (r->node_ms) {
 		json_t *arr = json_array();
 		for (int n = 0; n < r->nnodes; n++) {
@@ -190,6 +214,14 @@ static void print_row(const kj_task *t, const shape_result *r)
 	printf("%-32s %6.2f %10.4f %9.4f %5d %9.1f %9.2f%s\n", bs, t->binds[r->bind].weight, r->ms,
 	       r->iqr_ms, r->n, s > 0 ? r->bytes / s / 1e9 : 0.0, s > 0 ? r->flops / s / 1e12 : 0.0,
 	       r->stable ? "" : "  (unstable)");
+	for (int i = 0; i < r->nerr; i++) {
+		const kj_base_err *e = &r->errs[i];
+		printf("    %-12s vs fp64 over %d seeds: max abs %.3g, max rel %.3g, at most %lld of %lld outside tolerance",
+		       e->output, e->seeds, e->max_abs, e->max_rel, (long long)e->nbad, (long long)e->n);
+		if (t->tol.has_metric)
+			printf(", cosine %.9f, l1 %.3g, rmse %.3g", e->cos, e->l1, e->rmse);
+		printf(": %s\n", e->pass ? "ok" : "FAILS the task's tolerance");
+	}
 	for (int n = 0; r->node_ms && n < r->nnodes; n++) {
 		double sum = 0;
 		for (int k = 0; k < r->nnodes; k++)
@@ -200,7 +232,7 @@ static void print_row(const kj_task *t, const shape_result *r)
 }
 
 static const char help[] =
-	"usage: kjudge baseline TASK [--json] [--nodes] [--device N] [--budget S]\n\n"
+	"usage: kjudge baseline TASK [--json] [--nodes] [--check] [--device N] [--budget S]\n\n"
 	"Times the CUDA eager baseline (one kernel or library call per op, the task's\n"
 	"dtypes) on each GPU bench shape of TASK, as the judge does: inputs of seed 0,\n"
 	"one warm-up call, then CUDA events around every call with the L2 flushed\n"
@@ -214,17 +246,26 @@ static const char help[] =
 	"               calls with CUDA events between nodes, L2 flushed before each\n"
 	"               call; printed under the shape (JSON: nodes[] with op, line,\n"
 	"               out, ms) to show which op makes a baseline slow\n"
+	"  --check      also judge the baseline's outputs on each shape against the fp64\n"
+	"               GPU reference, as a candidate's are judged (the task's\n"
+	"               tolerance or metrics), on the judge's first three seeds\n"
+	"               (declared inputs, outliers, uniform): largest errors, the\n"
+	"               most elements outside tolerance, and whether a candidate\n"
+	"               that far off would pass (JSON: check[] with output, seeds,\n"
+	"               elements, outside_tolerance, max_abs_err, max_rel_err,\n"
+	"               cosine/l1/rmse for metric tasks, pass)\n"
 	"  --device N   CUDA device (default 0)\n"
 	"  --budget S   timing budget per shape in seconds (default 2)\n\n"
-	"exit status: 0 ok, 2 usage error, 3 no GPU or the baseline failed";
+	"exit status: 0 ok, 1 --check found an output out of tolerance, 2 usage\n"
+	"error, 3 no GPU or the baseline failed";
 
 int cmd_baseline(int argc, char **argv)
 {
 	static const struct option lo[] = { { "json", 0, 0, 'j' },   { "device", 1, 0, 'd' },
 					    { "budget", 1, 0, 'b' }, { "help", 0, 0, 'h' },
-					    { "nodes", 0, 0, 'n' },
+					    { "nodes", 0, 0, 'n' },   { "check", 0, 0, 'c' },
 					    { 0, 0, 0, 0 } };
-	int c, json = 0, dev = 0, nres = 0, rc = 0, nodes = 0;
+	int c, json = 0, dev = 0, nres = 0, rc = 0, nodes = 0, check = 0, failed = 0;
 	double budget = 2.0;
 	char *end;
 	long lv;
@@ -240,6 +281,9 @@ int cmd_baseline(int argc, char **argv)
 			break;
 		case 'n':
 			nodes = 1;
+			break;
+		case 'c':
+			check = 1;
 			break;
 		case 'd':
 			lv = strtol(optarg, &end, 10);
@@ -293,6 +337,12 @@ int cmd_baseline(int argc, char **argv)
 		if (t->binds[b].bench != 1)
 			continue;
 		rc = time_shape(g, t, b, budget, nodes, &res[nres], &err);
+		if (!rc && check) {
+			rc = kj_gpu_baseline_error(g, t, b, BASE_SEED, CHECK_SEEDS, res[nres].errs, 8,
+						   &res[nres].nerr, &err);
+			for (int i = 0; !rc && i < res[nres].nerr; i++)
+				failed |= !res[nres].errs[i].pass;
+		}
 		if (!rc && !json)
 			print_row(t, &res[nres]);
 		if (!rc)
@@ -323,5 +373,5 @@ int cmd_baseline(int argc, char **argv)
 		shape_result_release(&res[i]);
 	free(res);
 	kj_task_free(t);
-	return rc ? KJ_EXIT_JUDGE : KJ_EXIT_OK;
+	return rc ? KJ_EXIT_JUDGE : failed ? KJ_EXIT_FAIL : KJ_EXIT_OK;
 }

@@ -296,8 +296,8 @@ static void compare(const kj_task *t, kj_dtype dt, const void *gotbuf, const flo
 	}
 }
 
-static int metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
-		       double *rmse)
+int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
+		    double *rmse)
 {
 	*cosv = (st->gg > 0 && st->rr > 0) ? st->dot / sqrt(st->gg * st->rr) : (st->gg == st->rr ? 1 : 0);
 	*l1 = st->l1den > 0 ? st->l1num / st->l1den : st->l1num;
@@ -520,7 +520,7 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
 	int64_t n = kj_shape_numel(&ti->shape);
 	double cosv, l1, rmse, bc, bl, brm;
 	kj_check *c, tmp;
-	int pass = metric_pass(j->t, st, &cosv, &l1, &rmse);
+	int pass = kjj_metric_pass(j->t, st, &cosv, &l1, &rmse);
 	c = record ? new_check(j->v) : &tmp;
 	if (!c)
 		c = &tmp;
@@ -545,7 +545,7 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
 	if (bst) {
 		c->base_max_abs = bst->max_abs;
 		c->base_max_rel = bst->max_rel;
-		if (!metric_pass(j->t, bst, &bc, &bl, &brm))
+		if (!kjj_metric_pass(j->t, bst, &bc, &bl, &brm))
 			j->v->flags |= KJ_FLAG_BASELINE_TOLERANCE;
 	}
 	if (!pass) {

@@ -252,6 +252,67 @@ static int gjudge_outputs(struct judge *j, struct gshape *s, const double *const
 	return 0;
 }
 
+int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_seed, int nseeds,
+			  kj_base_err *out, int max, int *nout, struct kj_err *err)
+{
+	struct judge j;
+	struct gshape s;
+	int rc, n = 0;
+	*nout = 0;
+	memset(&j, 0, sizeof(j));
+	j.t = t;
+	j.gpu = g;
+	j.err = err;
+	if ((rc = gshape_init(&j, bind, &s)))
+		return rc;
+	for (int i = 0; i < s.nabi && n < max; i++)
+		if (kjj_is_output(t, s.abi[i])) {
+			memset(&out[n], 0, sizeof(out[n]));
+			snprintf(out[n].output, sizeof(out[n].output), "%s", t->vals[s.abi[i]].name);
+			out[n++].pass = 1;
+		}
+	for (int k = 0; k < nseeds; k++) {
+		int o = 0;
+		if ((rc = ggen_and_run(&j, &s, kj_seed_for(base_seed, k), kj_seed_flavour_for(k))))
+			goto out;
+		for (int i = 0; i < s.nabi && o < n; i++) {
+			int vi = s.abi[i];
+			const kj_tinfo *ti = &s.plan.vals[vi];
+			kj_base_err *e = &out[o];
+			double atol, rtol, cosv, l1, rmse;
+			kj_gpu_cmp c;
+			struct errstat st;
+			int pass;
+			if (!kjj_is_output(t, vi))
+				continue;
+			kj_tolerance(t, ti->dtype, &atol, &rtol);
+			if ((rc = kj_gpu_compare(g, ti->dtype, kj_gpu_exec_buf(s.base, vi), kj_gpu_exec_buf(s.ref, vi),
+						 numel(&s, vi), atol, rtol, &c, err)))
+				goto out;
+			to_errstat(&c, &st);
+			st.exact = !kj_dtype_is_float(ti->dtype);
+			pass = kjj_metric_pass(t, &st, &cosv, &l1, &rmse);
+			e->n = c.n;
+			e->nbad = c.nbad > e->nbad ? c.nbad : e->nbad;
+			e->max_abs = fmax(e->max_abs, c.max_abs);
+			e->max_rel = fmax(e->max_rel, c.max_rel);
+			/* the metrics of the first seed, or of the first that fails */
+			if (k == 0 || (e->pass && !pass)) {
+				e->cos = cosv;
+				e->l1 = l1;
+				e->rmse = rmse;
+			}
+			e->pass &= pass;
+			e->seeds = k + 1;
+			o++;
+		}
+	}
+	*nout = n;
+out:
+	gshape_release(&s);
+	return rc;
+}
+
 int kjj_gpu_correctness(struct judge *j)
 {
 	const kj_task *t = j->t;

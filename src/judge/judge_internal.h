@@ -47,6 +47,11 @@ struct judge {
 
 double kjj_now_s(void);
 int kjj_is_output(const kj_task *t, int vi);
+/* Whether an output with these errors passes: every element within
+ * tolerance, or the task's metrics (cosine, L1, RMSE, also set here) for a
+ * metric task's float output. */
+int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
+		    double *rmse);
 void kjj_fail(struct judge *j, kj_status st, kj_stage sg, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void kjj_progress(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

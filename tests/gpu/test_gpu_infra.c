@@ -1,11 +1,15 @@
 /* The judge's GPU infrastructure against the CPU track: the generator bit for
  * bit (every dtype and distribution, with and without outliers), the
  * converter, the sentinels, byte equality, the comparator's verdicts against
- * a transcription of compare() in src/judge/judge.c, and a calibration that
- * returns numbers.  Without a device it says it skips. */
+ * a transcription of compare() in src/judge/judge.c, the baseline's own error
+ * against the fp64 reference (kj_gpu_baseline_error, `kjudge baseline
+ * --check`), and a calibration that returns numbers.  Without a device it
+ * says it skips. */
 #include "kjudge/exec.h"
 #include "kjudge/gpu.h"
+#include "kjudge/judge.h"
 #include "kjudge/rng.h"
+#include "kjudge/task.h"
 
 #include "tap.h"
 
@@ -540,6 +544,39 @@ static void test_calibrate(void)
 	ok(c.seconds > 0, "seconds > 0");
 }
 
+/* kj_gpu_baseline_error: relu is exact in f32 and passes even a zero
+ * tolerance; exp in f32 is not, and fails it; each output on its own. */
+static void test_baseline_error(void)
+{
+	static const char text[] = "task base_err\ninput x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+				   "output z: f32[B, D]\ny = relu(x)\nz = exp(x)\ncheck B=37 D=1001\n"
+				   "tol atol=0 rtol=0\n";
+	kj_task *t = NULL;
+	kj_base_err e[4];
+	int n = -1;
+	if (!ok(kj_task_parse(text, strlen(text), "base_err", &t, &err) == 0, "baseline-error task parses")) {
+		printf("#   %s\n", err.msg);
+		return;
+	}
+	ok(kj_gpu_baseline_error(g, t, 0, 1, 3, e, 4, &n, &err) == 0, "baseline error measured");
+	if (!ok(n == 2, "one result per output (%d)", n)) {
+		kj_task_free(t);
+		return;
+	}
+	is_str(e[0].output, "y", "first output named");
+	ok(e[0].n == 37 * 1001 && e[0].nbad == 0 && e[0].max_abs == 0 && e[0].pass == 1 && e[0].seeds == 3,
+	   "relu: no element off on 3 seeds, passes a zero tolerance");
+	is_str(e[1].output, "z", "second output named");
+	ok(e[1].nbad > 0 && e[1].nbad <= e[1].n && e[1].pass == 0, "exp in f32: %lld of %lld off, fails",
+	   (long long)e[1].nbad, (long long)e[1].n);
+	ok(e[1].max_rel > 0 && e[1].max_rel < 1e-6, "exp in f32: largest relative error %.3g, f32-sized",
+	   e[1].max_rel);
+	n = -1;
+	ok(kj_gpu_baseline_error(g, t, 0, 1, 1, e, 1, &n, &err) == 0 && n == 1 && e[0].seeds == 1,
+	   "at most max results; one seed");
+	kj_task_free(t);
+}
+
 int main(void)
 {
 	kj_err_init(&err);
@@ -558,6 +595,7 @@ int main(void)
 	test_sentinel();
 	test_equal();
 	test_compare();
+	test_baseline_error();
 	test_calibrate();
 	kj_gpu_close(g);
 	ok(kj_gpu_open(99, &g, &err) != 0 && g == NULL, "opening a device that is not there fails");
