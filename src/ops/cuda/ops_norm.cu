@@ -38,6 +38,7 @@ __global__ void norm_k(const T *__restrict__ x, const T *__restrict__ w, const T
 		int64_t cnt = 0;
 
 		if (vec) {
+#pragma unroll 4 /* a thread's loads in flight together */
 			for (int64_t v = threadIdx.x; v < nv; v += bs) {
 				kjv<T> e = ((const kjv<T> *)xr)[v];
 				if (use_cache)
@@ -81,9 +82,21 @@ __global__ void norm_k(const T *__restrict__ x, const T *__restrict__ w, const T
 		if (LN && !one) {
 			A s2 = 0;
 			mean = s1 / (A)D;
-			for (int64_t j = threadIdx.x; j < D; j += bs) {
-				A d = tt::ld(src[j]) - mean;
-				s2 += d * d;
+			if (vec) {
+				/* the vectors this thread cached (or loaded) itself */
+				for (int64_t v = threadIdx.x; v < nv; v += bs) {
+					kjv<T> e = ((const kjv<T> *)src)[v];
+#pragma unroll
+					for (int k = 0; k < N; k++) {
+						A d = tt::ld(e.e[k]) - mean;
+						s2 += d * d;
+					}
+				}
+			} else {
+				for (int64_t j = threadIdx.x; j < D; j += bs) {
+					A d = tt::ld(src[j]) - mean;
+					s2 += d * d;
+				}
 			}
 			s2 = kj_block_merge<R_add<A>>(s2, red);
 			scale = (A)1 / m_sqrt(s2 / (A)D + eps);
@@ -156,13 +169,31 @@ static int norm_launch(kj_gpu *g, const kj_bnode *n, const void *const *in, void
 	threads = D <= 512 ? 64 : D <= 2048 ? 128 : D <= 8192 ? 256 : 512;
 	vec = D % kjv<T>::N == 0 && kj_aligned16(in[0]) && kj_aligned16(out) &&
 	      (!w || kj_aligned16(w)) && (!b || kj_aligned16(b));
+	if (vec) {
+		/* about vpt 16-byte vectors per thread (KJ_NORM_VPT, default 8):
+		 * the same for every dtype, so a 16-bit row gets half the threads
+		 * of a float row of the same length.  H200, 2026-11-30, 2 / 4 / 8:
+		 * layer_norm_bf16 B=64 S=4096 D=4096 1.65 / 1.32 / 1.24 ms (256
+		 * threads by D before: 1.81, PyTorch 1.53); 8 was best on 8 of the
+		 * 12 large shapes of the six norm tasks measured */
+		int64_t vpt = kj_env_knob("KJ_NORM_VPT", 8, 1, 64), nv = D / kjv<T>::N;
+		int64_t t = (nv + vpt - 1) / vpt;
+		t = (t + 31) / 32 * 32;
+		threads = (int)(t < 64 ? 64 : t > 512 ? 512 : t);
+	}
 	bytes = (size_t)D * sizeof(T);
 	cache = bytes <= KJ_NORM_CACHE_BYTES;
 	if (cache && bytes > 48 * 1024)
 		KJ_CUDA_CHECK(err, cudaFuncSetAttribute(norm_k<T, LN>,
 							cudaFuncAttributeMaxDynamicSharedMemorySize,
 							KJ_NORM_CACHE_BYTES));
-	int64_t grid = rows < (int64_t)g->info.sm_count * 32 ? rows : (int64_t)g->info.sm_count * 32;
+	/* a block per row (the block scheduler starts the next row as soon as
+	 * one ends) up to 2^31 - 1 blocks; KJ_NORM_GRID=N caps the grid at N
+	 * blocks per SM instead, each looping over rows (for measurements) */
+	int64_t cap = kj_env_knob("KJ_NORM_GRID", 0, 0, 1024) * (int64_t)g->info.sm_count;
+	if (cap <= 0)
+		cap = INT32_MAX;
+	int64_t grid = rows < cap ? rows : cap;
 	norm_k<T, LN><<<(unsigned)grid, threads, cache ? bytes : 0, g->stream>>>(
 		(const T *)in[0], w, b, (T *)out, rows, D, (typename kjt<T>::acc)eps, cache, vec);
 	KJ_LAUNCH_CHECK(err, n->op->name);
