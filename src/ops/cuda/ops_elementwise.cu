@@ -288,6 +288,11 @@ template <int K, class A> __device__ __forceinline__ A bop(A x, A y)
 			return y;
 		return x < y ? x : y;
 	case KJ_B_POW:
+		/* x ** 2 as x * x (correctly rounded, as PyTorch's pow by a scalar
+		 * 2 does): powf's log/exp took triplet_margin_loss's pow to 0.89 ms
+		 * where a 16384^2 square moves its bytes in 0.50 (H200) */
+		if (y == (A)2)
+			return x * x;
 		return m_pow(x, y);
 	default: { /* KJ_B_SQDIFF: mse_loss without reduction */
 		A d = x - y;
@@ -324,6 +329,22 @@ __device__ __forceinline__ void row_offsets(const kj_bgeom &gm, int64_t row, int
 	*oy = y;
 }
 
+/* Row `row` of y = a op b: returns the output row; *ar, *br the operands'
+ * rows; *va, *vb the value of an operand that stays along the row (0 for
+ * one that moves). */
+template <class T, class A>
+__device__ __forceinline__ T *row_setup(const kj_bgeom &gm, const void *a, const void *b, T *y, int64_t row,
+					const T **ar, const T **br, A *va, A *vb)
+{
+	int64_t oa, ob, oy;
+	row_offsets(gm, row, &oa, &ob, &oy);
+	*va = gm.la ? (A)0 : (A)kjd_load(gm.adt, a, (size_t)oa);
+	*vb = gm.lb ? (A)0 : (A)kjd_load(gm.bdt, b, (size_t)ob);
+	*ar = (const T *)a + oa;
+	*br = (const T *)b + ob;
+	return y + oy;
+}
+
 template <int K, class T, bool VEC>
 __global__ void binary_rows_k(const void *a, const void *b, T *__restrict__ y, kj_bgeom gm)
 {
@@ -335,15 +356,9 @@ __global__ void binary_rows_k(const void *a, const void *b, T *__restrict__ y, k
 
 	for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < gm.rows;
 	     row += (int64_t)gridDim.y * blockDim.y) {
-		int64_t oa, ob, oy;
-		A va = 0, vb = 0;
-		row_offsets(gm, row, &oa, &ob, &oy);
-		if (!gm.la)
-			va = (A)kjd_load(gm.adt, a, (size_t)oa);
-		if (!gm.lb)
-			vb = (A)kjd_load(gm.bdt, b, (size_t)ob);
-		const T *ar = (const T *)a + oa, *br = (const T *)b + ob;
-		T *yr = y + oy;
+		const T *ar, *br;
+		A va, vb;
+		T *yr = row_setup(gm, a, b, y, row, &ar, &br, &va, &vb);
 		for (int64_t j0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j0 < items;
 		     j0 += U * xs) {
 			if (VEC) {
@@ -383,6 +398,48 @@ __global__ void binary_rows_k(const void *a, const void *b, T *__restrict__ y, k
 						yr[j] = tt::st(bop<K>(u_[u], w_[u]));
 				}
 			}
+		}
+	}
+}
+
+/* Rows whose starts are not all on 16-byte boundaries (an odd inner
+ * length: mul_broadcast's rows of 4099 floats): each row's head up to the
+ * output's first 16-byte boundary and its tail are stored one element at a
+ * time, the middle in 16-byte words of N consecutive outputs whose operands
+ * are loaded one element at a time (the output dominates the traffic; the
+ * operands' 4-byte loads of a warp cover consecutive lines). */
+template <int K, class T>
+__global__ void binary_rows_vs_k(const void *a, const void *b, T *__restrict__ y, kj_bgeom gm)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	const int N = kjv<T>::N;
+	int64_t xs = (int64_t)gridDim.x * blockDim.x, tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+	for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < gm.rows;
+	     row += (int64_t)gridDim.y * blockDim.y) {
+		const T *ar, *br;
+		A va, vb;
+		T *yr = row_setup(gm, a, b, y, row, &ar, &br, &va, &vb);
+		int64_t h = (int64_t)((N - (int)(((uintptr_t)yr / sizeof(T)) % N)) % N);
+		if (h > gm.inner)
+			h = gm.inner;
+		int64_t nv = (gm.inner - h) / N, t0 = h + nv * N;
+		/* the head and the tail: at most N - 1 elements each, and a row
+		 * may have fewer threads than that along it */
+		for (int64_t j = tid; j < h; j += xs)
+			yr[j] = tt::st(bop<K>(gm.la ? tt::ld(ar[j]) : va, gm.lb ? tt::ld(br[j]) : vb));
+		for (int64_t j = t0 + tid; j < gm.inner; j += xs)
+			yr[j] = tt::st(bop<K>(gm.la ? tt::ld(ar[j]) : va, gm.lb ? tt::ld(br[j]) : vb));
+		kjv<T> *yv = (kjv<T> *)(yr + h);
+#pragma unroll 2
+		for (int64_t v = tid; v < nv; v += xs) {
+			int64_t j = h + v * N;
+			kjv<T> o;
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				o.e[k] = tt::st(bop<K>(gm.la ? tt::ld(ar[j + k]) : va, gm.lb ? tt::ld(br[j + k]) : vb));
+			yv[v] = o;
 		}
 	}
 }
@@ -515,11 +572,13 @@ static void bgeom_init(kj_bgeom *gm, const kj_tinfo *ta, const kj_tinfo *tb, con
 	gm->bdt = kj_buf_dt(tb->dtype, reference);
 }
 
+/* vec: binary_rows_k with vector loads; vs: binary_rows_vs_k (vector
+ * stores only); neither: binary_rows_k element by element. */
 template <int K, class T>
 static void binary_rows_launch(kj_gpu *g, const void *a, const void *b, void *y, kj_bgeom gm,
-			       bool vec)
+			       bool vec, bool vs = false)
 {
-	int64_t items = vec ? gm.inner / kjv<T>::N : gm.inner, gy;
+	int64_t items = vec || vs ? gm.inner / kjv<T>::N : gm.inner, gy;
 	int bx = 1, by;
 	unsigned gx;
 
@@ -542,7 +601,9 @@ static void binary_rows_launch(kj_gpu *g, const void *a, const void *b, void *y,
 	if (gy > 65535)
 		gy = 65535;
 	dim3 grid(gx, (unsigned)gy), block((unsigned)bx, (unsigned)by);
-	if (vec)
+	if (vs)
+		binary_rows_vs_k<K, T><<<grid, block, 0, g->stream>>>(a, b, (T *)y, gm);
+	else if (vec)
 		binary_rows_k<K, T, true><<<grid, block, 0, g->stream>>>(a, b, (T *)y, gm);
 	else
 		binary_rows_k<K, T, false><<<grid, block, 0, g->stream>>>(a, b, (T *)y, gm);
@@ -589,6 +650,13 @@ static void binary_rows_go(kj_gpu *g, const void *a, const void *b, void *y, con
 						 t, false);
 			return;
 		}
+	}
+	/* many rows of a length that leaves row starts unaligned: 16-byte
+	 * stores (KJ_BIN_VS=0 turns it off, for measurements) */
+	if (gm.rows > 1 && gm.inner >= 4 * N && sizeof(T) < 8 && kj_aligned16(y) &&
+	    kj_env_knob("KJ_BIN_VS", 1, 0, 1)) {
+		binary_rows_launch<K, T>(g, a, b, y, gm, false, true);
+		return;
 	}
 	binary_rows_launch<K, T>(g, a, b, y, gm, false);
 }
