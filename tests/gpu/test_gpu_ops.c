@@ -904,6 +904,14 @@ static void misc_cases(void)
 		 "output y: f32[N, C]\ny = batch_norm(x, weight=w, training=True)\ncheck N=300 C=7; N=2 C=3\n", NULL);
 	run_text("batch_norm_train_long", "input x: f32[N, C, L] ~ normal(3, 1)\noutput y: f32[N, C, L]\n"
 		 "y = batch_norm(x, training=True)\ncheck N=4 C=3 L=50000\n", NULL);
+	/* binary_rows_vs_k: rows of an odd length, 16-byte stores between each
+	 * row's unaligned head and tail; an operand per row (a[B, M, 1]) too */
+	run_text("mul_bcast_odd_rows", "input a: f32[B, 1, N] ~ normal\ninput b: f32[M, N] ~ normal\n"
+		 "output y: f32[B, M, N]\ny = a * b\ncheck B=3 M=5 N=37; B=2 M=7 N=4099; B=1 M=3 N=18\n", NULL);
+	run_text("sub_bcast_odd_rows_bf16", "input a: bf16[B, M, 1] ~ normal\ninput b: bf16[B, M, N] ~ normal\n"
+		 "output y: bf16[B, M, N]\ny = b - a\ncheck B=3 M=5 N=67; B=2 M=9 N=33\n", NULL);
+	run_text("pow_square_and_cube", "input x: f32[B, N] ~ normal\noutput y: f32[B, N]\noutput z: f32[B, N]\n"
+		 "y = x ** 2\nz = pow(abs(x), 3)\ncheck B=7 N=1001\n", NULL);
 	/* seg_stats_k / seg_apply_k with 16-byte loads (inner a multiple of the
 	 * vector, chunks of 8192 crossed, a tail of one load) and without */
 	run_text("batch_norm_train_vec_bf16", "input x: bf16[N, C, H, W] ~ normal(1, 2)\n"
