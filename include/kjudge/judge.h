@@ -164,6 +164,7 @@ typedef struct kj_base_err {
 	double cos, l1, rmse;     /* the metrics of the worst seed, for metric tasks */
 	int pass;                 /* 0: a candidate this far off would fail a seed */
 	int seeds;                /* seeds judged */
+	unsigned failed;          /* bit k: seed k failed (its flavour: kj_seed_flavour_for(k)) */
 } kj_base_err;
 int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_seed, int nseeds,
 			  kj_base_err *out, int max, int *nout, struct kj_err *err);

@@ -187,6 +187,14 @@ static json_t *result_json(const kj_task *t, const shape_result *r)
 				json_object_set_new(x, "rmse", json_real(e->rmse));
 			}
 			json_object_set_new(x, "pass", json_boolean(e->pass));
+			{
+				json_t *fs = json_array();
+				for (int k = 0; k < e->seeds && k < 32; k++)
+					if (e->failed & (1u << k))
+						json_array_append_new(fs, json_string(kj_seed_flavour_name(
+										  kj_seed_flavour_for(k))));
+				json_object_set_new(x, "failed_seeds", fs);
+			}
 			json_array_append_new(arr, x);
 		}
 		json_object_set_new(o, "check", arr);
@@ -220,7 +228,11 @@ static void print_row(const kj_task *t, const shape_result *r)
 		       e->output, e->seeds, e->max_abs, e->max_rel, (long long)e->nbad, (long long)e->n);
 		if (t->tol.has_metric)
 			printf(", cosine %.9f, l1 %.3g, rmse %.3g", e->cos, e->l1, e->rmse);
-		printf(": %s\n", e->pass ? "ok" : "FAILS the task's tolerance");
+		printf(": %s", e->pass ? "ok" : "FAILS the task's tolerance on seed");
+		for (int k = 0; k < e->seeds && k < 32; k++)
+			if (e->failed & (1u << k))
+				printf(" %d (%s)", k, kj_seed_flavour_name(kj_seed_flavour_for(k)));
+		printf("\n");
 	}
 	for (int n = 0; r->node_ms && n < r->nnodes; n++) {
 		double sum = 0;
@@ -253,7 +265,8 @@ static const char help[] =
 	"               most elements outside tolerance, and whether a candidate\n"
 	"               that far off would pass (JSON: check[] with output, seeds,\n"
 	"               elements, outside_tolerance, max_abs_err, max_rel_err,\n"
-	"               cosine/l1/rmse for metric tasks, pass)\n"
+	"               cosine/l1/rmse for metric tasks, pass, failed_seeds: the\n"
+	"               flavours of the seeds that failed)\n"
 	"  --device N   CUDA device (default 0)\n"
 	"  --budget S   timing budget per shape in seconds (default 2)\n\n"
 	"exit status: 0 ok, 1 --check found an output out of tolerance, 2 usage\n"

@@ -303,6 +303,8 @@ int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_s
 				e->rmse = rmse;
 			}
 			e->pass &= pass;
+			if (!pass && k < 32)
+				e->failed |= 1u << k;
 			e->seeds = k + 1;
 			o++;
 		}

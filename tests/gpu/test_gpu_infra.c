@@ -569,6 +569,8 @@ static void test_baseline_error(void)
 	is_str(e[1].output, "z", "second output named");
 	ok(e[1].nbad > 0 && e[1].nbad <= e[1].n && e[1].pass == 0, "exp in f32: %lld of %lld off, fails",
 	   (long long)e[1].nbad, (long long)e[1].n);
+	ok(e[0].failed == 0 && e[1].failed == 7, "failed seeds: none for relu, all three for exp (%#x)",
+	   e[1].failed);
 	ok(e[1].max_rel > 0 && e[1].max_rel < 1e-6, "exp in f32: largest relative error %.3g, f32-sized",
 	   e[1].max_rel);
 	n = -1;
