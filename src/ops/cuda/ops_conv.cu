@@ -3,17 +3,16 @@
  * conv_transpose1d/2d/3d, max_pool1d/2d/3d, avg_pool1d/2d/3d and
  * adaptive_avg_pool1d/2d/3d.
  *
- * The eager baseline calls cuDNN's legacy API as PyTorch eager does with
- * torch.backends.cudnn.benchmark on: cudnnConvolutionForward for a conv and
- * cudnnConvolutionBackwardData for a transposed conv (the adjoint of the
- * conv with the same weight), the algorithm the fastest that cuDNN measured
- * on the geometry's first call (cudnnFind...AlgorithmEx, within the
- * workspace cap; measure_algo), float compute; f32 runs with CUDNN_FMA_MATH
- * only (no TF32, as torch.backends.cudnn.allow_tf32 = False: PyTorch's
- * default is True, but a TF32 baseline could not meet the f32 tolerance),
- * f16/bf16 with tensor-op math.  The _v7 heuristics (PyTorch's choice with
- * benchmark off) picked the first algorithm before the measured one was
- * known to be faster.  A bias is added with
+ * The eager baseline calls cuDNN's legacy API: cudnnConvolutionForward for
+ * a conv and cudnnConvolutionBackwardData for a transposed conv (the
+ * adjoint of the conv with the same weight), float compute.  f32 runs with
+ * CUDNN_FMA_MATH (no TF32, as torch.backends.cudnn.allow_tf32 = False:
+ * PyTorch's default is True, but a TF32 baseline could not meet the f32
+ * tolerance) and the algorithm the _v7 heuristics pick, as PyTorch eager
+ * with torch.backends.cudnn.benchmark off (measure_f32 measures instead
+ * with KJ_CONV_F32_FIND=1, not yet the default: see there); f16/bf16 use
+ * tensor-op math and the fastest algorithm cuDNN measures on the
+ * geometry's first call (measure_algo).  A bias is added with
  * cudnnAddTensor after the conv (PyTorch adds it after the conv too).  A 1-D
  * op runs as a 2-D one with a unit height, as PyTorch does.  Descriptors,
  * algorithm and workspace size are made once per geometry and cached in the
@@ -306,16 +305,16 @@ static bool transform_algo(cudnnConvolutionBwdDataAlgo_t a)
 
 /* Takes the first of the cnt results (heuristic or measured order; forward
  * or backward-data) that succeeded, fits KJ_DNN_WS_CAP and, for f32, uses no
- * tensor ops and, where another qualifies, no FFT or Winograd
- * (transform_algo): sets *algo and, for f16/bf16, the math type of conv it
- * asks for.  Returns 0, or an error "cuDNN offers no <kind> algorithm for
- * <what>". */
+ * tensor ops and, with `exact` and where another qualifies, no FFT or
+ * Winograd (transform_algo): sets *algo and, for f16/bf16, the math type of
+ * conv it asks for.  Returns 0, or an error "cuDNN offers no <kind>
+ * algorithm for <what>". */
 template <class Perf>
 static int take_algo(kj_dtype dt, cudnnConvolutionDescriptor_t conv, int *algo, const Perf *perf,
-		     int cnt, const char *kind, const char *what, struct kj_err *err)
+		     int cnt, const char *kind, const char *what, struct kj_err *err, bool exact = false)
 {
 	int found = -1;
-	for (int pass = dt == KJ_F32 ? 0 : 1; pass < 2 && found < 0; pass++)
+	for (int pass = exact ? 0 : 1; pass < 2 && found < 0; pass++)
 		for (int i = 0; i < cnt && found < 0; i++)
 			if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= KJ_DNN_WS_CAP &&
 			    (pass || !transform_algo(perf[i].algo)) &&
@@ -1300,8 +1299,9 @@ static int conv_nhwc(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void
 	return transpose16(g, yh, y, ge->N, kjc_vol(ge->out), ge->cout, err);
 }
 
-/* *ms = the mean time of reps forward calls in NCHW (nhwc 0, p->algo) or
- * through conv_nhwc (nhwc 1), after one untimed call. */
+/* *ms = the mean time of reps calls in NCHW (nhwc 0, p->algo: forward, or
+ * backward-data for a transposed conv) or through conv_nhwc (nhwc 1), after
+ * one untimed call. */
 static int time_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, int nhwc,
 		     const void *const *in, void *out, int reps, cudaEvent_t e0, cudaEvent_t e1,
 		     float *ms, struct kj_err *err)
@@ -1314,6 +1314,11 @@ static int time_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, int nhwc,
 		if (nhwc) {
 			if ((rc = conv_nhwc(g, d, p, in[0], in[1], out, err)))
 				return rc;
+		} else if (p->g.kind != KJC_CONV) {
+			KJ_CUDNN_CHECK(err, cudnnConvolutionBackwardData(
+						    d->h, &one, p->w, in[1], p->x, in[0], p->conv,
+						    (cudnnConvolutionBwdDataAlgo_t)p->algo, d->ws, p->ws, &zero,
+						    p->y, out));
 		} else {
 			KJ_CUDNN_CHECK(err, cudnnConvolutionForward(
 						    d->h, &one, p->x, in[0], p->w, in[1], p->conv,
@@ -1399,27 +1404,97 @@ drop:
 	return rc;
 }
 
+/* f32 with KJ_CONV_F32_FIND=1: the fastest GEMM-family algorithm cuDNN
+ * measures (FindEx, FMA math, no FFT or Winograd) against the heuristic's
+ * choice (p->algo, from plan_conv), timed here on the call's buffers, 3
+ * calls each after a warm-up; the faster stays.  H200, 2026-11-30, with
+ * FindEx's pick alone: conv_transpose3d 12.6 -> 4.6 ms, vgg_block's
+ * 256-channel shape 4.56 -> 4.11, but conv_transpose2d N=16 CI=64 H=W=256
+ * 2.23 -> 3.54 (1.6x PyTorch), hence this timing against the heuristic's
+ * algorithm; it has not run on the GPU yet, so the default stays the
+ * heuristic.  With FFT and Winograd allowed, the baseline failed the f32
+ * tolerance on the outlier seed on 11 of 144 conv bench shapes. */
+static int measure_f32(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void *const *in,
+		       void *out, struct kj_err *err)
+{
+	int cnt = 0, rc = 0, heur = p->algo;
+	size_t heur_ws = p->ws;
+	float t_found = 0, t_heur = 0;
+	cudaEvent_t e0 = NULL, e1 = NULL;
+	if (p->g.kind == KJC_CONV) {
+		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
+					    d->h, p->x, in[0], p->w, in[1], p->conv, p->y, out,
+					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
+		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err,
+				    true)))
+			return rc;
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
+					    d->h, p->x, p->w, p->conv, p->y,
+					    (cudnnConvolutionFwdAlgo_t)p->algo, &p->ws));
+	} else {
+		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+		KJ_CUDNN_CHECK(err, cudnnFindConvolutionBackwardDataAlgorithmEx(
+					    d->h, p->w, in[1], p->x, in[0], p->conv, p->y, out,
+					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf, d->ws,
+					    d->ws_bytes));
+		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data",
+				    "this transposed convolution", err, true)))
+			return rc;
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
+					    d->h, p->w, p->x, p->conv, p->y,
+					    (cudnnConvolutionBwdDataAlgo_t)p->algo, &p->ws));
+	}
+	if (p->algo == heur)
+		return 0;
+	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+		rc = kj_err_set(err, KJ_E_CUDA, "cudaEventCreate failed for the conv algorithm timing");
+		goto out;
+	}
+	if ((rc = time_conv(g, d, p, 0, in, out, 3, e0, e1, &t_found, err)))
+		goto out;
+	{
+		int found = p->algo;
+		size_t found_ws = p->ws;
+		p->algo = heur;
+		p->ws = heur_ws;
+		if ((rc = time_conv(g, d, p, 0, in, out, 3, e0, e1, &t_heur, err)))
+			goto out;
+		if (t_found < t_heur) {
+			p->algo = found;
+			p->ws = found_ws;
+		}
+	}
+out:
+	if (e0)
+		cudaEventDestroy(e0);
+	if (e1)
+		cudaEventDestroy(e1);
+	return rc;
+}
+
 /* The first call of a plan times cuDNN's algorithms on the call's own
  * buffers (cudnnFind...Ex, which writes the output, rewritten by the call)
- * and keeps the fastest that take_algo allows (for f32, no tensor ops and
- * no FFT or Winograd).  The legacy heuristics (cudnnGet...Algorithm_v7)
- * chose a 41 ms algorithm for a 16-bit conv that PyTorch's cuDNN front end
- * ran in 4.7 ms on the H200.  f32 measures too (KJ_CONV_F32_FIND=0 keeps
- * the heuristic's choice); docs/baseline.md has both side by side. */
+ * and keeps the fastest that take_algo allows.  The legacy heuristics
+ * (cudnnGet...Algorithm_v7) chose a 41 ms algorithm for a 16-bit conv that
+ * PyTorch's cuDNN front end ran in 4.7 ms on the H200.  f32 keeps the
+ * heuristic's choice unless KJ_CONV_F32_FIND=1 (measure_f32). */
 static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void *const *in,
 			void *out, struct kj_err *err)
 {
 	int cnt = 0, rc;
 	float t_find = 0;
 	p->measured = 1;
-	/* f32 too, FMA math only (KJ_CONV_F32_FIND=0 keeps the heuristic's
-	 * choice, for measurements) */
-	if (p->dt == KJ_F32 && !kj_env_knob("KJ_CONV_F32_FIND", 1, 0, 1))
+	if (p->dt == KJ_F32 && !kj_env_knob("KJ_CONV_F32_FIND", 0, 0, 1))
 		return 0;
 	if ((rc = dnn_workspace(g, d, KJ_DNN_WS_CAP, err)))
 		return rc;
-	if (p->dt != KJ_F32)
-		KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, CUDNN_TENSOR_OP_MATH));
+	if (p->dt == KJ_F32) {
+		if ((rc = measure_f32(g, d, p, in, out, err)))
+			return rc;
+		return dnn_workspace(g, d, p->ws, err);
+	}
+	KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, CUDNN_TENSOR_OP_MATH));
 	if (p->g.kind == KJC_CONV) {
 		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
 		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
