@@ -91,4 +91,30 @@ expect_success "a wrong answer names the output, index, expected and got" '
 	"$KJ" eval --json --no-perf level1/relu "$KJ_ROOT/examples/broken/cpu/wrong_result.c" >"$TMP/w.json"; test $? -eq 1 &&
 	test "$(json_get "$TMP/w.json" status)" = mismatch &&
 	json_get "$TMP/w.json" reason | grep -q "expected .*, got"'
+cat >"$TMP/exp0.kt" <<'KT'
+task exp0
+input  x: f32[B, D] ~ normal
+output y: f32[B, D]
+y = exp(x)
+check B=3 D=17
+bench cpu B=3 D=17 weight=1
+tol atol=0 rtol=0
+KT
+cat >"$TMP/exp0.c" <<'C'
+#include <math.h>
+#include <stdint.h>
+void exp0(const float *x, float *y, int64_t B, int64_t D)
+{
+	for (int64_t i = 0; i < B * D; i++)
+		y[i] = (float)exp((double)x[i]);
+}
+C
+expect_success "a check the eager baseline fails too says so in the reason, and flags the verdict" '
+	"$KJ" eval --json --no-perf "$TMP/exp0.kt" "$TMP/exp0.c" >"$TMP/e0.json"; test $? -eq 1 &&
+	test "$(json_get "$TMP/e0.json" status)" = mismatch &&
+	json_get "$TMP/e0.json" flags | grep -q baseline_out_of_tolerance &&
+	json_get "$TMP/e0.json" reason | grep -q "the eager baseline is out of tolerance on this check too ([1-9][0-9]* elements, max abs err"'
+expect_success "a wrong answer where the baseline is within tolerance does not mention it" '
+	! json_get "$TMP/w.json" reason | grep -q "eager baseline" &&
+	! json_get "$TMP/w.json" flags | grep -q baseline_out_of_tolerance'
 done_testing
