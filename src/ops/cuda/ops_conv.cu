@@ -1404,6 +1404,51 @@ drop:
 	return rc;
 }
 
+/* Times cuDNN's algorithms for p on the call's own buffers (cudnnFind...Ex
+ * forward or backward-data, within d->ws) and sets p->algo and p->ws to the
+ * first that take_algo allows (`exact`: no FFT or Winograd where another
+ * qualifies); *t_find: FindEx's time of that algorithm in ms (0 if none). */
+static int find_algo(struct kj_dnn *d, struct dnn_plan *p, const void *const *in, void *out, bool exact,
+		     float *t_find, struct kj_err *err)
+{
+	int cnt = 0, rc;
+	*t_find = 0;
+	if (p->g.kind == KJC_CONV) {
+		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
+					    d->h, p->x, in[0], p->w, in[1], p->conv, p->y, out,
+					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
+		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err,
+				    exact)))
+			return rc;
+		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
+					    d->h, p->x, p->w, p->conv, p->y,
+					    (cudnnConvolutionFwdAlgo_t)p->algo, &p->ws));
+		for (int i = 0; i < cnt; i++)
+			if ((int)perf[i].algo == p->algo && perf[i].status == CUDNN_STATUS_SUCCESS) {
+				*t_find = perf[i].time;
+				break;
+			}
+		return 0;
+	}
+	cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+	KJ_CUDNN_CHECK(err, cudnnFindConvolutionBackwardDataAlgorithmEx(
+				    d->h, p->w, in[1], p->x, in[0], p->conv, p->y, out,
+				    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
+	if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data", "this transposed convolution",
+			    err, exact)))
+		return rc;
+	KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
+				    d->h, p->w, p->x, p->conv, p->y, (cudnnConvolutionBwdDataAlgo_t)p->algo,
+				    &p->ws));
+	for (int i = 0; i < cnt; i++)
+		if ((int)perf[i].algo == p->algo && perf[i].status == CUDNN_STATUS_SUCCESS) {
+			*t_find = perf[i].time;
+			break;
+		}
+	return 0;
+}
+
 /* f32 with KJ_CONV_F32_FIND=1: the fastest GEMM-family algorithm cuDNN
  * measures (FindEx, FMA math, no FFT or Winograd) against the heuristic's
  * choice (p->algo, from plan_conv), timed here on the call's buffers, 3
@@ -1417,34 +1462,12 @@ drop:
 static int measure_f32(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void *const *in,
 		       void *out, struct kj_err *err)
 {
-	int cnt = 0, rc = 0, heur = p->algo;
+	int rc = 0, heur = p->algo;
 	size_t heur_ws = p->ws;
-	float t_found = 0, t_heur = 0;
+	float t_found = 0, t_heur = 0, t_find;
 	cudaEvent_t e0 = NULL, e1 = NULL;
-	if (p->g.kind == KJC_CONV) {
-		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
-					    d->h, p->x, in[0], p->w, in[1], p->conv, p->y, out,
-					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
-		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err,
-				    true)))
-			return rc;
-		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
-					    d->h, p->x, p->w, p->conv, p->y,
-					    (cudnnConvolutionFwdAlgo_t)p->algo, &p->ws));
-	} else {
-		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-		KJ_CUDNN_CHECK(err, cudnnFindConvolutionBackwardDataAlgorithmEx(
-					    d->h, p->w, in[1], p->x, in[0], p->conv, p->y, out,
-					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf, d->ws,
-					    d->ws_bytes));
-		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data",
-				    "this transposed convolution", err, true)))
-			return rc;
-		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
-					    d->h, p->w, p->x, p->conv, p->y,
-					    (cudnnConvolutionBwdDataAlgo_t)p->algo, &p->ws));
-	}
+	if ((rc = find_algo(d, p, in, out, true, &t_find, err)))
+		return rc;
 	if (p->algo == heur)
 		return 0;
 	if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
@@ -1482,7 +1505,7 @@ out:
 static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void *const *in,
 			void *out, struct kj_err *err)
 {
-	int cnt = 0, rc;
+	int rc;
 	float t_find = 0;
 	p->measured = 1;
 	if (p->dt == KJ_F32 && !kj_env_knob("KJ_CONV_F32_FIND", 0, 0, 1))
@@ -1495,36 +1518,10 @@ static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const v
 		return dnn_workspace(g, d, p->ws, err);
 	}
 	KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(p->conv, CUDNN_TENSOR_OP_MATH));
-	if (p->g.kind == KJC_CONV) {
-		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
-					    d->h, p->x, in[0], p->w, in[1], p->conv, p->y, out,
-					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
-		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err)))
-			return rc;
-		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
-					    d->h, p->x, p->w, p->conv, p->y,
-					    (cudnnConvolutionFwdAlgo_t)p->algo, &p->ws));
-		for (int i = 0; i < cnt; i++)
-			if ((int)perf[i].algo == p->algo && perf[i].status == CUDNN_STATUS_SUCCESS) {
-				t_find = perf[i].time;
-				break;
-			}
-		if ((rc = try_nhwc(g, d, p, in, out, t_find, err)))
-			return rc;
-	} else {
-		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-		KJ_CUDNN_CHECK(err, cudnnFindConvolutionBackwardDataAlgorithmEx(
-					    d->h, p->w, in[1], p->x, in[0], p->conv, p->y, out,
-					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf, d->ws,
-					    d->ws_bytes));
-		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data",
-				    "this transposed convolution", err)))
-			return rc;
-		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
-					    d->h, p->w, p->x, p->conv, p->y,
-					    (cudnnConvolutionBwdDataAlgo_t)p->algo, &p->ws));
-	}
+	if ((rc = find_algo(d, p, in, out, false, &t_find, err)))
+		return rc;
+	if (p->g.kind == KJC_CONV && (rc = try_nhwc(g, d, p, in, out, t_find, err)))
+		return rc;
 	return dnn_workspace(g, d, p->ws, err);
 }
 
