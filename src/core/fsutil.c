@@ -2,8 +2,12 @@
 #include "kjudge/fsutil.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int kj_mkdir_p(const char *path)
 {
@@ -23,4 +27,28 @@ int kj_mkdir_p(const char *path)
 		buf[i] = path[i];
 	}
 	return 0;
+}
+
+int kj_which(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	size_t nl = strlen(name);
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		if (n > 0 && path[0] == '/' && n + nl + 2 <= sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
+			if (access(buf, X_OK) == 0 && strlen(buf) < len) {
+				memcpy(out, buf, strlen(buf) + 1);
+				return 0;
+			}
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	errno = ENOENT;
+	return -1;
 }
