@@ -38,7 +38,7 @@ import sys
 # ---- the wire layout: the one place that mirrors src/sandbox/wire.h ----
 # tests/cli/t60_python.sh compares these with wire.h's #defines and the C
 # struct sizes; HELLO carries WIRE_VERSION so a mismatch fails at once.
-WIRE_VERSION = 3
+WIRE_VERSION = 4
 WIRE_FD = 3
 WIRE_MAX_PTR = 64
 WIRE_MAX_DIM = 32
@@ -46,9 +46,8 @@ WIRE_PATH_MAX = 4096
 WIRE_SYM_MAX = 256
 WIRE_TEXT_MAX = 480
 WIRE_IPC_HANDLE = 64
-WIRE_CALL_TIMED = 1
 
-HELLO, LOAD, ARENA, CALL, NOP, ARENA_CUDA = 1, 2, 3, 4, 5, 6
+HELLO, LOAD, ARENA, CALL, NOP, ARENA_CUDA, SETUP, PROBE = 1, 2, 3, 4, 5, 6, 7, 8
 OK, ERROR = 0x100, 0x101
 
 FORMATS = {
@@ -58,6 +57,8 @@ FORMATS = {
     CALL: "<IIIIII%dQ%dq" % (WIRE_MAX_PTR, WIRE_MAX_DIM),      # hdr, nptr, ndim, flags, pad, off[], dims[]
     NOP: "<II",                                      # hdr
     ARENA_CUDA: "<IIQiI%ds" % WIRE_IPC_HANDLE,            # hdr, size, device, pad, handle
+    SETUP: "<IIIi",                                   # hdr, cuda, device
+    PROBE: "<IIIIII%dQ%dq" % (WIRE_MAX_PTR, WIRE_MAX_DIM),     # a CALL with nothing called
     OK: "<IIqqq",                                    # hdr, worker_ns, gpu_ns, devsync_ns
     ERROR: "<IIi%ds" % WIRE_TEXT_MAX,                     # hdr, cuda_error, text
 }
@@ -422,8 +423,6 @@ def serve(backend, abi, cache, trace=False):
             torch.cuda.set_stream(ext)
             ev0 = rt.eventCreate()
             ev1 = rt.eventCreate()
-            l2 = int(getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20))
-            flush = torch.empty(max(2 * l2, 1 << 20), dtype=torch.uint8, device="cuda")
         except Exception as e:  # noqa: BLE001
             return "CUDA setup failed: %s: %s" % (type(e).__name__, e)
         counts = st["counts"]
@@ -484,7 +483,7 @@ def serve(backend, abi, cache, trace=False):
         snapshot = dict(vars(main_mod))
         st["env"] = {
             "torch": torch, "rt": rt, "cupy": cupy, "stream": stream, "ext": ext, "ev0": ev0,
-            "ev1": ev1, "flush": flush.data_ptr(), "flush_t": flush, "flush_n": flush.numel(),
+            "ev1": ev1,
             "mode": Count, "tensor": tensor, "watched": watched, "snapshot": snapshot,
             "main": main_mod, "cur_raw": torch._C._cuda_getCurrentRawStream,
             # float8 since torch 2.1: with an older torch a task naming it
@@ -628,15 +627,37 @@ def serve(backend, abi, cache, trace=False):
             return reply_err(seq, "CUDA error %s (in cudaIpcOpenMemHandle)" % ex, cuda_error_of(ex) or 999)
         return reply_ok(seq)
 
-    def do_call(seq, m):
+    def do_call(seq, m, probe=False):
+        """A CALL; with probe (the judge's PROBE, before LOAD only) the same
+        path with nothing of a candidate's called, for the judge's floor."""
         t_in = clock()
         vals = s_call.unpack(m)
-        nptr, ndim, flags = vals[2], vals[3], vals[4]
+        nptr, ndim = vals[2], vals[3]
         offs = vals[6:6 + WIRE_MAX_PTR]
         dvals = vals[6 + WIRE_MAX_PTR:6 + WIRE_MAX_PTR + WIRE_MAX_DIM]
-        if not st["loaded"]:
+        if probe:
+            if st["loaded"] or st["env"] is None:
+                return reply_err(seq, "PROBE is for after SETUP and before LOAD")
+            if nptr == 0 and ndim == 0:
+                # the round trip alone, through the timing path
+                e = st["env"]
+                try:
+                    t0 = clock()
+                    e["record"](e["ev0"], e["stream"])
+                    e["record"](e["ev1"], e["stream"])
+                    e["esync"](e["ev1"])
+                    e["dsync"]()
+                    t1 = clock()
+                    gpu_ms = e["elapsed"](e["ev0"], e["ev1"])
+                except Exception as ex:  # noqa: BLE001
+                    return reply_err(seq, "CUDA error %s" % ex, cuda_error_of(ex) or 999)
+                return reply_ok(seq, 0, int(gpu_ms * 1e6), t1 - t0)
+            if nptr != len(args_spec) or ndim != len(syms):
+                return reply_err(seq, "PROBE has %d tensors and %d dims, the ABI %d and %d" %
+                                 (nptr, ndim, len(args_spec), len(syms)))
+        elif not st["loaded"]:
             return reply_err(seq, "no candidate is loaded")
-        if nptr != st["nptr"] or ndim != st["ndim"]:
+        elif nptr != st["nptr"] or ndim != st["ndim"]:
             return reply_err(seq, "CALL has %d tensors and %d dims, LOAD had %d and %d" %
                              (nptr, ndim, st["nptr"], st["ndim"]))
         if st["arena"] is None:
@@ -667,7 +688,20 @@ def serve(backend, abi, cache, trace=False):
         ins = [t for t, a in zip(tensors, args_spec) if a["kind"] == "input"]
         pars = [t for t, a in zip(tensors, args_spec) if a["kind"] == "param"]
         outs = [t for t, a in zip(tensors, args_spec) if a["kind"] == "output"]
-        if backend == "kernelbench":
+        if probe:
+            # nothing called: the candidate's part of the path is empty, the
+            # harness's (the result copied into the outputs) is not
+            if backend == "kernelbench":
+                # fresh tensors, so that copying "the result" into the outputs
+                # costs what a real result's copy costs (a tensor copied onto
+                # itself is not copied)
+                def noop(*a):
+                    return tuple(torch.empty_like(o) for o in outs)
+            else:
+                def noop(*a):
+                    return None
+            call_args = ins if backend == "kernelbench" else tensors + [dims[s] for s in syms]
+        elif backend == "kernelbench":
             # the task's tensor replaces the parameter's storage; its shape
             # follows the call's shape (a task has several), its rank must agree
             for k, (p, t) in enumerate(zip(st["params"], pars)):
@@ -680,7 +714,7 @@ def serve(backend, abi, cache, trace=False):
             call_args = ins
         else:
             call_args = tensors + [dims[s] for s in syms]
-        fn = st["fn"]
+        fn = noop if probe else st["fn"]
         record, esync, elapsed, dsync = e["record"], e["esync"], e["elapsed"], e["dsync"]
         stream, ev0, ev1 = e["stream"], e["ev0"], e["ev1"]
         counts = st["counts"]
@@ -688,11 +722,8 @@ def serve(backend, abi, cache, trace=False):
         result = None
         failure = None
         try:
-            if flags & WIRE_CALL_TIMED:
-                e["memset"](e["flush"], 0, e["flush_n"], stream)
-                # the GPU is idle when ev0 is recorded: the candidate's Python
-                # and launch latency lands inside the event interval
-                e["ssync"](stream)
+            # the L2 flush is the judge's, from its own context, before the
+            # CALL is sent; the GPU is idle when ev0 is recorded
             torch.set_grad_enabled(False)
             mode.__enter__()
             try:
@@ -751,8 +782,8 @@ def serve(backend, abi, cache, trace=False):
                 return reply_err(seq, "copying the result: " + describe(ex, sys.exc_info()[2]),
                                  cuda_error_of(ex))
         if trace:
-            print("kjudge-pyworker: call %s timed=%d: wrap %.3f ms, candidate %.3f ms (host), events %.3f ms, "
-                  "to sync %.3f ms, ops %d" % (list(dims.values()), flags & WIRE_CALL_TIMED, (t0 - t_in) / 1e6,
+            print("kjudge-pyworker: %s %s: wrap %.3f ms, candidate %.3f ms (host), events %.3f ms, "
+                  "to sync %.3f ms, ops %d" % ("probe" if probe else "call", list(dims.values()), (t0 - t_in) / 1e6,
                                               (t_ret - t0) / 1e6, gpu_ms, (t1 - t0) / 1e6,
                                               sum(st["counts"].values())), file=sys.stderr, flush=True)
         del counts  # counted in place by the mode
@@ -767,9 +798,22 @@ def serve(backend, abi, cache, trace=False):
             return reply_err(seq, "fallback: torch operators ran inside the candidate's call: " + text)
         return reply_ok(seq)
 
+    spin_ns = 200_000_000
     while True:
         try:
-            m, anc, _, _ = recvmsg(1 << 16, socket.CMSG_SPACE(4 * 8))
+            m = None
+            if st["env"] is not None:
+                # awake for a while after each reply, as the C worker: the
+                # judge's bound on a call counts this process's wake-up too
+                end = clock() + spin_ns
+                while clock() < end:
+                    try:
+                        m, anc, _, _ = recvmsg(1 << 16, socket.CMSG_SPACE(4 * 8), socket.MSG_DONTWAIT)
+                        break
+                    except BlockingIOError:
+                        continue
+            if m is None:
+                m, anc, _, _ = recvmsg(1 << 16, socket.CMSG_SPACE(4 * 8))
         except OSError:
             return EXIT_NO_REPLY
         for lvl, typ, data in anc:
@@ -797,6 +841,15 @@ def serve(backend, abi, cache, trace=False):
             do_arena_cuda(seq, m)
         elif typ == CALL:
             do_call(seq, m)
+        elif typ == SETUP:
+            _, _, cuda, device = STRUCTS[SETUP].unpack(m)
+            why = env_setup(device) if cuda else "the Python worker runs only on the CUDA track"
+            if why:
+                reply_err(seq, why)
+            else:
+                reply_ok(seq)
+        elif typ == PROBE:
+            do_call(seq, m, probe=True)
 
 
 def main(argv):

@@ -20,7 +20,7 @@
 #error "the kjudge worker protocol assumes a little-endian host"
 #endif
 
-#define KJ_WIRE_VERSION 3
+#define KJ_WIRE_VERSION 4
 #define KJ_WIRE_FD 3          /* the protocol socket's number in the worker */
 /* Level-3 tasks pass every weight as a pointer argument: 64 tensors and 32
  * dims cover a small architecture (CALL is then 792 bytes). */
@@ -30,7 +30,8 @@
 #define KJ_WIRE_SYM_MAX 256   /* including the NUL */
 #define KJ_WIRE_TEXT_MAX 480  /* ERROR text, including the NUL */
 #define KJ_WIRE_IPC_HANDLE 64 /* sizeof(cudaIpcMemHandle_t) */
-#define KJ_WIRE_CALL_TIMED 1u /* CALL flags bit 0: flush the L2 first */
+/* The L2 flush before a timed call is the judge's (from its own context), so
+ * CALL carries no flags any more; the field stays zero. */
 
 enum kj_wire_type {
 	/* worker -> judge, once, unsolicited, seq 0 */
@@ -41,6 +42,11 @@ enum kj_wire_type {
 	KJ_WIRE_CALL = 4,
 	KJ_WIRE_NOP = 5,
 	KJ_WIRE_ARENA_CUDA = 6,
+	/* before LOAD only: the CUDA context (or the Python framework), and a
+	 * CALL (the same message) that goes through the whole call path with
+	 * nothing called: the judge's trusted floor for a call on that shape */
+	KJ_WIRE_SETUP = 7,
+	KJ_WIRE_PROBE = 8,
 	/* worker -> judge replies */
 	KJ_WIRE_OK = 0x100,
 	KJ_WIRE_ERROR = 0x101,
@@ -84,7 +90,7 @@ struct kj_wire_arena_cuda {
 struct kj_wire_call {
 	struct kj_wire_hdr h;
 	uint32_t nptr, ndim; /* must match the LOAD */
-	uint32_t flags;      /* KJ_WIRE_CALL_TIMED */
+	uint32_t flags;      /* 0 */
 	uint32_t pad;
 	uint64_t off[KJ_WIRE_MAX_PTR]; /* arena offsets, each < arena size (device arena when cuda) */
 	int64_t dims[KJ_WIRE_MAX_DIM];
@@ -93,6 +99,13 @@ struct kj_wire_call {
 struct kj_wire_nop {
 	struct kj_wire_hdr h;
 };
+
+struct kj_wire_setup {
+	struct kj_wire_hdr h;
+	uint32_t cuda;   /* 1: make the CUDA context on device */
+	int32_t device;
+};
+
 
 struct kj_wire_ok {
 	struct kj_wire_hdr h;
@@ -115,6 +128,7 @@ union kj_wire_msg {
 	struct kj_wire_arena_cuda arena_cuda;
 	struct kj_wire_call call;
 	struct kj_wire_nop nop;
+	struct kj_wire_setup setup;
 	struct kj_wire_ok ok;
 	struct kj_wire_error error;
 };
@@ -126,6 +140,8 @@ _Static_assert(sizeof(struct kj_wire_arena_cuda) == 24 + KJ_WIRE_IPC_HANDLE, "wi
 _Static_assert(sizeof(struct kj_wire_call) == 24 + 8 * KJ_WIRE_MAX_PTR + 8 * KJ_WIRE_MAX_DIM,
 	       "wire layout");
 _Static_assert(sizeof(struct kj_wire_ok) == 32, "wire layout");
+_Static_assert(sizeof(struct kj_wire_setup) == 16, "wire layout");
+
 _Static_assert(sizeof(struct kj_wire_error) == 12 + KJ_WIRE_TEXT_MAX, "wire layout");
 
 /* The exact size of a message of this type, or 0 for an unknown type. */
@@ -144,6 +160,10 @@ static inline size_t kj_wire_size(uint32_t type)
 		return sizeof(struct kj_wire_nop);
 	case KJ_WIRE_ARENA_CUDA:
 		return sizeof(struct kj_wire_arena_cuda);
+	case KJ_WIRE_SETUP:
+		return sizeof(struct kj_wire_setup);
+	case KJ_WIRE_PROBE:
+		return sizeof(struct kj_wire_call);
 	case KJ_WIRE_OK:
 		return sizeof(struct kj_wire_ok);
 	case KJ_WIRE_ERROR:

@@ -6,6 +6,7 @@
  * comes from waitpid().
  */
 #include "kjudge/fsutil.h"
+#include "kjudge/jail.h"
 #include "kjudge/sandbox.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +56,9 @@ _Static_assert(KJ_WORKER_MAX_PTR == KJ_WIRE_MAX_PTR && KJ_WORKER_MAX_DIM == KJ_W
 #ifndef KJ_ASAN_BUILD
 #define KJ_ASAN_BUILD 0
 #endif
+
+/* How long a spinning judge polls without sleeping (opts.spin). */
+#define SPIN_NS 1000000000LL
 
 /* How long a worker that closed its socket gets to finish dying. */
 #define EXIT_GRACE_NS 2000000000LL
@@ -158,8 +163,9 @@ static void reap(struct kj_worker *w)
 			break;
 		}
 	}
-	w->status = st;
+	w->status = w->jx ? kj_jail_wait_status(w->jx, st) : st;
 	w->dead = 1;
+	w->frozen = 0;
 	drain_log(w);
 }
 
@@ -197,6 +203,7 @@ static void describe_death(const struct kj_worker *w, struct kj_call_result *res
 	if (WIFSIGNALED(w->status)) {
 		res->status = KJ_CALL_SIGNALED;
 		res->signo = WTERMSIG(w->status);
+		res->rejected_syscall = res->signo == SIGSYS;
 		snprintf(res->msg, sizeof(res->msg), "worker died%s: %s", when,
 			 kj_signal_desc(res->signo));
 	} else {
@@ -289,7 +296,7 @@ static void await_reply(struct kj_worker *w, uint32_t seq, int64_t deadline,
 			union kj_wire_msg *reply, struct kj_call_result *res)
 {
 	struct pollfd p[2];
-	int64_t left;
+	int64_t left, spin_end = w->opts.spin ? now_ns() + SPIN_NS : 0;
 	ssize_t n;
 	size_t want;
 	int nfd, ms;
@@ -304,6 +311,9 @@ static void await_reply(struct kj_worker *w, uint32_t seq, int64_t deadline,
 			return;
 		}
 		ms = (int)((left + 999999) / 1000000);
+		/* spinning: look without sleeping until the spin time is over */
+		if (spin_end && now_ns() < spin_end)
+			ms = 0;
 		p[0].fd = w->sock;
 		p[0].events = POLLIN;
 		p[0].revents = 0;
@@ -370,6 +380,86 @@ static double effective_timeout(double t)
 	return t > 0 ? t : DEF_TIMEOUT_S;
 }
 
+/* ---- freezing ----
+ *
+ * A worker started with opts.freeze is stopped (SIGSTOP, which it can
+ * neither catch nor ignore) from each reply to the next request.  The judge
+ * waits until every thread of it shows as stopped in /proc before it goes
+ * on: from then on the candidate gets no CPU time, so it can neither finish
+ * work after a forged early reply while its outputs are checked, nor
+ * prepare the next answer while the judge writes the next inputs, nor run
+ * while the judge times its own baseline. */
+
+#define FREEZE_TIMEOUT_NS 2000000000LL
+
+/* 1 when every thread of pid is stopped (or already dead), 0 when one still
+ * runs, -1 when the process is gone. */
+static int all_stopped(pid_t pid)
+{
+	char path[96], buf[512];
+	struct dirent *e;
+	DIR *d;
+	int any = 0, stopped = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return -1;
+	while ((e = readdir(d))) {
+		const char *rp;
+		ssize_t n;
+		int fd;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/stat", (int)pid, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* the thread ended meanwhile */
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		any = 1;
+		/* "pid (comm) S ...": comm may hold anything, the state follows the last ')' */
+		rp = strrchr(buf, ')');
+		if (!rp || rp[1] != ' ' || !strchr("TtZX", rp[2])) {
+			stopped = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return any ? stopped : -1;
+}
+
+static int freeze(struct kj_worker *w)
+{
+	int64_t end;
+	if (w->frozen || w->dead || w->wpid <= 0)
+		return 0;
+	if (kill(w->wpid, SIGSTOP) < 0)
+		return errno == ESRCH ? 0 : -1;
+	end = now_ns() + FREEZE_TIMEOUT_NS;
+	for (int spins = 0;; spins++) {
+		int r = all_stopped(w->wpid);
+		if (r != 0)
+			break;
+		if (now_ns() > end)
+			return -1;
+		if (spins > 200)
+			usleep(50);
+	}
+	w->frozen = 1;
+	return 0;
+}
+
+static void thaw(struct kj_worker *w)
+{
+	if (!w->frozen)
+		return;
+	kill(w->wpid, SIGCONT);
+	w->frozen = 0;
+}
+
 /* Sends one request (with fd as SCM_RIGHTS when >= 0) and waits for its
  * reply.  Returns 0 with res filled in every case where the worker, not the
  * judge, is at fault. */
@@ -424,6 +514,7 @@ static int exchange(struct kj_worker *w, void *msg, size_t len, int fd, double t
 		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
 	t0 = now_ns();
+	thaw(w);
 	do
 		n = sendmsg(w->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
@@ -442,6 +533,11 @@ static int exchange(struct kj_worker *w, void *msg, size_t len, int fd, double t
 		return 0;
 	}
 	await_reply(w, h->seq, t0 + (int64_t)(effective_timeout(timeout_s) * 1e9), reply, res);
+	/* stopped from the reply on: whatever the candidate still meant to do
+	 * waits until the next request (res->judge_ns was taken at the reply) */
+	if (w->opts.freeze && (res->status == KJ_CALL_OK || res->status == KJ_CALL_ERROR) &&
+	    freeze(w) < 0)
+		fail_protocol(w, res, "the worker did not stop after its reply");
 	if (res->status == KJ_CALL_TIMEOUT)
 		snprintf(res->msg, sizeof(res->msg),
 			 "no reply within %.3g s; worker killed by the watchdog",
@@ -514,56 +610,59 @@ static void child_die(const char *what)
 }
 
 struct child_plan {
-	const char *path, *dir;
-	char *argv[2];
-	char *const *xargv; /* opts.argv when given, else NULL (argv above) */
-	char *envp[16]; /* NULL-terminated */
-	char *const *penv; /* profile mode: the judge's environment instead */
+	const char *dir;    /* unconfined: the scratch folder to change into */
+	struct kj_jail_exec *jx;
+	char *envp[20];     /* NULL-terminated */
+	char *const *penv;  /* profile mode: the judge's environment instead */
 	int sock, logw;
 	pid_t parent;
-	struct rlimit cpu, as, fsize, core, nofile;
-	int set_as;
+	struct rlimit cpu, as, fsize, core, nofile, nproc;
+	int set_as, set_nproc;
 };
 
-static void child_run(const struct child_plan *c)
+/* Between fork and exec: descriptors (0 /dev/null, 1 and 2 the log pipe, 3
+ * the protocol socket, then the jail's), process group, death with the
+ * judge, no new privileges, no capabilities, default signals, limits, the
+ * sandbox's uid, exec of bwrap (or of the worker itself when unconfined). */
+static void child_run(struct child_plan *c)
 {
 	struct sigaction sa;
 	sigset_t none;
-	struct rlimit lim;
 	int s, l, nul, sig, cap;
-	unsigned int fd;
 
-	/* Lift the ends above 3 first so no dup2 below overwrites another;
-	 * until fd 2 is the log pipe a failure stays silent (the library never
-	 * prints on the judge's stderr). */
-	s = fcntl(c->sock, F_DUPFD, 10);
-	l = fcntl(c->logw, F_DUPFD, 10);
+	/* Lift every descriptor that must survive above the ones dup2 writes,
+	 * so that no dup2 below overwrites another; until fd 2 is the log pipe
+	 * a failure stays silent (the library never prints on the judge's
+	 * stderr). */
+	if (kj_jail_child_lift(c->jx) < 0)
+		_exit(127);
+	s = fcntl(c->sock, F_DUPFD, 100);
+	l = fcntl(c->logw, F_DUPFD, 100);
 	nul = open("/dev/null", O_RDONLY);
 	if (s < 0 || l < 0 || nul < 0)
 		_exit(127);
 	if (dup2(nul, 0) < 0 || dup2(l, 1) < 0 || dup2(l, 2) < 0 || dup2(s, KJ_WIRE_FD) < 0)
 		_exit(127);
-	if (close_range(KJ_WIRE_FD + 1, ~0U, 0) < 0) {
-		if (getrlimit(RLIMIT_NOFILE, &lim) < 0 || lim.rlim_cur == RLIM_INFINITY)
-			lim.rlim_cur = 65536;
-		for (fd = KJ_WIRE_FD + 1; fd < lim.rlim_cur; fd++)
-			close((int)fd);
-	}
+	if (kj_jail_child_place(c->jx, 0) < 0)
+		child_die("passing descriptors to the sandbox");
 	if (setpgid(0, 0) < 0)
 		child_die("setpgid");
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		child_die("PR_SET_PDEATHSIG");
 	if (getppid() != c->parent)
 		_exit(127);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		child_die("PR_SET_NO_NEW_PRIVS");
 	/* A judge running as root would hand the worker every capability at
 	 * exec, CAP_SYS_PTRACE included, which overrides the judge's
 	 * non-dumpable guard.  An empty bounding set leaves the worker none.
 	 * Without CAP_SETPCAP (an ordinary user) the drops fail, and there is
-	 * nothing to drop. */
-	for (cap = 0; cap < 64; cap++)
-		prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0);
+	 * nothing to drop.  The uid drop comes after, while the rights to
+	 * make it are still there. */
+	/* A root judge whose jail keeps its uid (a folder the jail binds is not
+	 * reachable by the sandbox's uid) runs bwrap as root: bwrap needs its
+	 * capabilities to map the sandbox's uid, and gives the sandbox none. */
+	if (c->jx->unconfined || c->jx->drop || geteuid() != 0)
+		for (cap = 0; cap < 64; cap++)
+			prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0);
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	/* The judge's ignored or blocked signals would survive exec and could
 	 * stop SIGXCPU or SIGPIPE from ending a runaway worker. */
@@ -573,7 +672,7 @@ static void child_run(const struct child_plan *c)
 		sigaction(sig, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (chdir(c->dir) < 0)
+	if (c->jx->unconfined && chdir(c->dir) < 0)
 		child_die("chdir to the scratch directory");
 	if (setrlimit(RLIMIT_CPU, &c->cpu) < 0)
 		child_die("RLIMIT_CPU");
@@ -585,7 +684,15 @@ static void child_run(const struct child_plan *c)
 		child_die("RLIMIT_CORE");
 	if (setrlimit(RLIMIT_NOFILE, &c->nofile) < 0)
 		child_die("RLIMIT_NOFILE");
-	execve(c->path, c->xargv ? c->xargv : c->argv, c->penv ? c->penv : c->envp);
+	if (kj_jail_child_drop(c->jx) < 0)
+		child_die("switching to the sandbox's uid");
+	/* processes of the sandbox's uid, all jails together: only meaningful
+	 * once that uid is not the judge's */
+	if (c->set_nproc && c->jx->drop && setrlimit(RLIMIT_NPROC, &c->nproc) < 0)
+		child_die("RLIMIT_NPROC");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_die("PR_SET_NO_NEW_PRIVS");
+	execve(c->jx->path, c->jx->argv, c->penv ? c->penv : c->envp);
 	child_die("exec of the worker");
 }
 
@@ -602,9 +709,14 @@ int kj_worker_profile_mode(void)
 static void plan_env(struct child_plan *c, char *buf, size_t len, const char *scratch,
 		     const char *cuda_uuid)
 {
+	/* NVLink multicast stays off wherever the judge's machine asks for it
+	 * (a program that uses it can take a shared host's GPUs down);
+	 * KJ_SECCOMP_SURVEY is a developer's switch of the worker's filter */
 	static const char *const keep[] = { "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
 					    "CUDA_DEVICE_ORDER", "ASAN_OPTIONS", "UBSAN_OPTIONS",
-					    "LSAN_OPTIONS", "LANG", NULL };
+					    "LSAN_OPTIONS", "LANG", "NCCL_NVLS_ENABLE",
+					    "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS",
+					    "KJ_SECCOMP_SURVEY", NULL };
 	size_t off = 0;
 	int n = 0;
 	for (int i = 0; keep[i]; i++) {
@@ -620,8 +732,10 @@ static void plan_env(struct child_plan *c, char *buf, size_t len, const char *sc
 		c->envp[n++] = buf + off;
 		off += (size_t)w + 1;
 	}
-	for (int i = 0; i < 2; i++) {
-		int w = snprintf(buf + off, len - off, "%s=%s", i ? "TMPDIR" : "HOME", scratch);
+	/* USER and LOGNAME: the sandbox has no /etc/passwd to look the uid up in */
+	for (int i = 0; i < 4; i++) {
+		static const char *const names[] = { "HOME", "TMPDIR", "USER", "LOGNAME" };
+		int w = snprintf(buf + off, len - off, "%s=%s", names[i], i < 2 ? scratch : "kjudge");
 		if (w < 0 || (size_t)w >= len - off)
 			break;
 		c->envp[n++] = buf + off;
@@ -645,6 +759,9 @@ static void plan_limits(struct child_plan *c, const struct kj_worker_opts *o)
 	c->fsize.rlim_cur = c->fsize.rlim_max = (rlim_t)o->fsize_limit;
 	c->core.rlim_cur = c->core.rlim_max = 0;
 	c->nofile.rlim_cur = c->nofile.rlim_max = 64;
+	/* all jails of the sandbox's uid together: a Python candidate can fork */
+	c->nproc.rlim_cur = c->nproc.rlim_max = 4096;
+	c->set_nproc = 1;
 	/* profiling: a profiler's injected library keeps buffers in files and
 	 * shared memory and opens descriptors of its own, so the worker keeps
 	 * the judge's own file-size and descriptor limits (ncu stopped with
@@ -667,10 +784,14 @@ static void close_fd(int *fd)
 int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct kj_err *err)
 {
 	struct child_plan c;
-	char envbuf[8192], abspath[PATH_MAX];
+	struct kj_jail dj;
+	const struct kj_jail *jail;
+	char envbuf[8192], abspath[PATH_MAX], scratch_in[PATH_MAX];
+	const char *cmd_default[3];
+	const char *const *cmd;
 	struct kj_call_result res;
 	union kj_wire_msg hello;
-	int sv[2] = {-1, -1}, lp[2] = {-1, -1}, fl;
+	int sv[2] = {-1, -1}, lp[2] = {-1, -1}, fl, rc, unconfined;
 	pid_t pid;
 
 	memset(w, 0, sizeof(*w));
@@ -691,33 +812,77 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 	if (!w->opts.flood_limit)
 		w->opts.flood_limit = DEF_FLOOD;
 	kj_capbuf_init(&w->log, w->opts.log_cap);
+	/* profiling injects a tool's library into the worker: it runs as the
+	 * judge does, unconfined (the verdicts say so) */
+	unconfined = o->unconfined || kj_worker_profile_mode();
+	w->opts.jail = NULL; /* the caller's jail lives only through this call */
 
 	if (kj_mkdir_p(o->scratch_dir) < 0)
 		return kj_err_sys(err, "cannot create scratch directory '%s'", o->scratch_dir);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return kj_err_sys(err, "cannot create the worker socket");
+	/* The child changes into the scratch folder before exec, so a
+	 * relative path is resolved here. */
+	if (o->worker_path[0] == '/' || !realpath(o->worker_path, abspath))
+		snprintf(abspath, sizeof(abspath), "%s", o->worker_path);
+	if (o->jail) {
+		jail = o->jail;
+		cmd = o->argv;
+		if (!cmd)
+			return kj_err_set(err, KJ_E_USAGE, "a worker with its own jail needs its argv");
+	} else {
+		/* the C worker: its binary staged, the folders its libraries may
+		 * come from, the GPU */
+		memset(&dj, 0, sizeof(dj));
+		dj.paths[0].host = abspath;
+		dj.paths[0].inner = "kjudge-worker";
+		dj.npaths = 1;
+		dj.library_path = 1;
+		dj.gpu = o->cuda;
+		jail = &dj;
+		cmd_default[0] = unconfined ? abspath : KJ_JAIL_STAGE "/kjudge-worker";
+		cmd_default[1] = NULL;
+		cmd = o->argv ? o->argv : cmd_default;
+	}
+	{
+		struct kj_jail jl = *jail;
+		jl.unconfined = unconfined;
+		jl.scratch = o->scratch_dir;
+		jl.info = !unconfined;
+		w->jx = calloc(1, sizeof(*w->jx));
+		if (!w->jx)
+			return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+		w->jx->info_r = -1;
+		/* the worker's own descriptors are 0-3: the jail's start at 4 */
+		if ((rc = kj_jail_prepare(w->jx, &jl, cmd, KJ_WIRE_FD + 1, err))) {
+			free(w->jx);
+			w->jx = NULL;
+			return rc;
+		}
+		/* unconfined, the executable is the worker (or the interpreter)
+		 * itself, whatever argv[0] says */
+		if (unconfined)
+			w->jx->path = abspath;
+	}
+	snprintf(scratch_in, sizeof(scratch_in), "%s", unconfined ? o->scratch_dir : KJ_JAIL_SCRATCH);
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		kj_err_sys(err, "cannot create the worker socket");
+		goto fail_early;
+	}
 	if (pipe2(lp, O_CLOEXEC) < 0) {
 		kj_err_sys(err, "cannot create the worker log pipe");
 		close(sv[0]);
 		close(sv[1]);
-		return KJ_E_SYS;
+		goto fail_early;
 	}
 
 	memset(&c, 0, sizeof(c));
-	/* The child changes into the scratch folder before exec, so a
-	 * relative path is resolved here. */
-	c.path = o->worker_path;
-	if (o->worker_path[0] != '/' && realpath(o->worker_path, abspath))
-		c.path = abspath;
 	c.dir = o->scratch_dir;
-	c.argv[0] = (char *)o->worker_path;
-	c.argv[1] = NULL;
-	c.xargv = (char *const *)o->argv;
+	c.jx = w->jx;
 	/* one GPU per worker, named by UUID (unambiguous whatever the judge's
 	 * own CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER say) */
 	w->masked = o->cuda && o->cuda_uuid && !strncmp(o->cuda_uuid, "GPU-", 4) &&
 		    !kj_worker_profile_mode();
-	plan_env(&c, envbuf, sizeof(envbuf), o->scratch_dir, w->masked ? o->cuda_uuid : NULL);
+	plan_env(&c, envbuf, sizeof(envbuf), scratch_in, w->masked ? o->cuda_uuid : NULL);
 	if (kj_worker_profile_mode())
 		c.penv = environ;
 	c.sock = sv[1];
@@ -734,15 +899,17 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 		close(sv[1]);
 		close(lp[0]);
 		close(lp[1]);
-		return KJ_E_SYS;
+		goto fail_early;
 	}
 	if (pid == 0)
 		child_run(&c);
 	/* Also from this side, so a kill(-pid) right away cannot miss. */
 	setpgid(pid, pid);
+	kj_jail_parent_after_fork(w->jx);
 	close(sv[1]);
 	close(lp[1]);
 	w->pid = pid;
+	w->wpid = unconfined ? pid : -1;
 	w->sock = sv[0];
 	w->logfd = lp[0];
 	fl = fcntl(w->logfd, F_GETFL);
@@ -750,9 +917,19 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 
 	res_init(&res);
 	await_reply(w, 0, now_ns() + (int64_t)(HELLO_TIMEOUT_S * 1e9), &hello, &res);
+	/* inside the jail the worker is pid 2 of its own namespace (bwrap's
+	 * reaper is pid 1) */
 	if (res.status == KJ_CALL_OK &&
-	    (hello.hello.version != KJ_WIRE_VERSION || hello.hello.pid != (uint32_t)pid))
+	    (hello.hello.version != KJ_WIRE_VERSION ||
+	     hello.hello.pid != (unconfined ? (uint32_t)pid : 2u)))
 		fail_protocol(w, &res, "HELLO names another version or process");
+	if (res.status == KJ_CALL_OK && !unconfined) {
+		w->wpid = kj_jail_command_pid(w->jx, 5.0);
+		if (w->wpid <= 0)
+			fail_protocol(w, &res, "the worker's process is not where the sandbox said");
+	}
+	if (res.status == KJ_CALL_OK && w->opts.freeze && freeze(w) < 0)
+		fail_protocol(w, &res, "the worker did not stop when asked");
 	if (res.status != KJ_CALL_OK) {
 		if (res.status == KJ_CALL_TIMEOUT)
 			snprintf(res.msg, sizeof(res.msg), "no HELLO within %.0f s", HELLO_TIMEOUT_S);
@@ -762,6 +939,11 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 		return KJ_E_WORKER;
 	}
 	return 0;
+fail_early:
+	kj_jail_release(w->jx);
+	free(w->jx);
+	w->jx = NULL;
+	return KJ_E_SYS;
 }
 
 int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol, int nptr,
@@ -769,6 +951,7 @@ int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
 {
 	struct kj_wire_load m;
 	union kj_wire_msg reply;
+	char staged[PATH_MAX];
 	size_t pl, sl;
 
 	res_init(res);
@@ -783,6 +966,25 @@ int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
 		return kj_err_set(err, KJ_E_USAGE,
 				  "%d pointer and %d dimension arguments: at most %d and %d",
 				  nptr, ndim, KJ_WIRE_MAX_PTR, KJ_WIRE_MAX_DIM);
+	/* the object enters the jail as a read-only staged file */
+	if (w->jx && !w->jx->unconfined) {
+		const char *base = strrchr(so_path, '/');
+		char name[96];
+		int rc;
+		base = base ? base + 1 : so_path;
+		snprintf(name, sizeof(name), "load%d%s", w->nstaged++,
+			 strrchr(base, '.') && strlen(strrchr(base, '.')) < 16 ? strrchr(base, '.') : "");
+		/* a missing file goes on to the worker, whose dlopen says so */
+		if ((rc = kj_jail_stage(w->jx, so_path, name, staged, sizeof(staged), err)) &&
+		    access(so_path, F_OK) == 0)
+			return rc;
+		if (rc) {
+			kj_err_init(err);
+			snprintf(staged, sizeof(staged), "%s/%s", KJ_JAIL_STAGE, name);
+		}
+		so_path = staged;
+		pl = strlen(so_path);
+	}
 	memset(&m, 0, sizeof(m));
 	m.h.type = KJ_WIRE_LOAD;
 	m.nptr = (uint32_t)nptr;
@@ -818,11 +1020,14 @@ int kj_worker_arena(struct kj_worker *w, size_t bytes, struct kj_err *err)
 	}
 	unmap_arena(w);
 	if (bytes) {
-		fd = memfd_create("kj-arena", MFD_CLOEXEC);
+		fd = memfd_create("kj-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		if (fd < 0)
 			return kj_err_sys(err, "cannot create a %zu-byte arena", bytes);
-		if (ftruncate(fd, (off_t)bytes) < 0) {
-			kj_err_sys(err, "cannot size the arena to %zu bytes", bytes);
+		/* sealed before the worker sees it: a worker that shrank it would
+		 * make the judge's next touch of the missing pages a SIGBUS */
+		if (ftruncate(fd, (off_t)bytes) < 0 ||
+		    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+			kj_err_sys(err, "cannot size and seal the %zu-byte arena", bytes);
 			close(fd);
 			return KJ_E_SYS;
 		}
@@ -881,15 +1086,9 @@ int kj_worker_arena_cuda(struct kj_worker *w, const unsigned char handle[64], si
 	return 0;
 }
 
-int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
-		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
-{
-	return kj_worker_call_timed(w, off, nptr, dims, ndim, 0, timeout_s, res, err);
-}
-
-int kj_worker_call_timed(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
-			 int ndim, int timed, double timeout_s, struct kj_call_result *res,
-			 struct kj_err *err)
+static int call_like(struct kj_worker *w, uint32_t type, const uint64_t *off, int nptr,
+		     const int64_t *dims, int ndim, double timeout_s, struct kj_call_result *res,
+		     struct kj_err *err)
 {
 	struct kj_wire_call m;
 	union kj_wire_msg reply;
@@ -902,14 +1101,13 @@ int kj_worker_call_timed(struct kj_worker *w, const uint64_t *off, int nptr, con
 				  "%d pointer and %d dimension arguments: at most %d and %d",
 				  nptr, ndim, KJ_WIRE_MAX_PTR, KJ_WIRE_MAX_DIM);
 	memset(&m, 0, sizeof(m));
-	m.h.type = KJ_WIRE_CALL;
+	m.h.type = type;
 	m.nptr = (uint32_t)nptr;
 	m.ndim = (uint32_t)ndim;
 	if (nptr)
 		memcpy(m.off, off, sizeof(*off) * (size_t)nptr);
 	if (ndim)
 		memcpy(m.dims, dims, sizeof(*dims) * (size_t)ndim);
-	m.flags = timed ? KJ_WIRE_CALL_TIMED : 0;
 	rc = exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
 	if (rc || res->status != KJ_CALL_OK || !w->opts.cuda)
 		return rc;
@@ -921,6 +1119,50 @@ int kj_worker_call_timed(struct kj_worker *w, const uint64_t *off, int nptr, con
 		res->judge_ns = 0;
 		res->gpu_ns = res->devsync_ns = -1;
 	}
+	return 0;
+}
+
+int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
+{
+	return call_like(w, KJ_WIRE_CALL, off, nptr, dims, ndim, timeout_s, res, err);
+}
+
+int kj_worker_probe(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+		    int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
+{
+	return call_like(w, KJ_WIRE_PROBE, off, nptr, dims, ndim, timeout_s, res, err);
+}
+
+int kj_worker_setup(struct kj_worker *w, double timeout_s, struct kj_call_result *res,
+		    struct kj_err *err)
+{
+	struct kj_wire_setup m;
+	union kj_wire_msg reply;
+
+	memset(&m, 0, sizeof(m));
+	m.h.type = KJ_WIRE_SETUP;
+	m.cuda = w->opts.cuda ? 1 : 0;
+	m.device = w->masked ? 0 : w->opts.device;
+	return exchange(w, &m, sizeof(m), -1, timeout_s, &reply, res, err);
+}
+
+int kj_worker_read_maps(struct kj_worker *w, struct kj_capbuf *out)
+{
+	char path[64], buf[16384];
+	ssize_t n;
+	int fd;
+
+	if (w->dead || w->wpid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)w->wpid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			kj_capbuf_add(out, buf, (size_t)n);
+	close(fd);
 	return 0;
 }
 
@@ -938,6 +1180,11 @@ int kj_worker_nop(struct kj_worker *w, double timeout_s, struct kj_call_result *
 void kj_worker_stop(struct kj_worker *w)
 {
 	reap(w);
+	if (w->jx) {
+		kj_jail_release(w->jx);
+		free(w->jx);
+		w->jx = NULL;
+	}
 	unmap_arena(w);
 	/* the socket is open exactly from fork to the first stop */
 	if (w->sock >= 0)

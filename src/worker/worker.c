@@ -8,10 +8,10 @@
  * it.  The worker itself never writes to stdout or stderr (they belong to the
  * candidate's log); its own troubles end it with a documented exit status.
  *
- * CUDA track (a LOAD with cuda set): one device, one non-blocking stream that
- * the candidate receives as its last argument, two events around each call
- * and an L2-flush buffer; the arena is the judge's device allocation, opened
- * through CUDA IPC.  Any CUDA error is fatal: the context is unusable after
+ * CUDA track (a SETUP or LOAD with cuda set): one device, one non-blocking
+ * stream that the candidate receives as its last argument, two events around
+ * each call; the arena is the judge's device allocation, opened through CUDA
+ * IPC, and the L2 flush before a timed call is the judge's.  Any CUDA error is fatal: the context is unusable after
  * most of them, so the worker reports it and exits, and the judge starts a
  * new worker.  Built without CUDA (no KJ_HAVE_CUDA), the worker refuses a
  * CUDA LOAD or ARENA_CUDA with an ERROR.
@@ -39,6 +39,7 @@
 
 #include "kjudge/sandbox.h"
 #include "sandbox/wire.h"
+#include "worker/filter.h"
 
 #ifdef KJ_HAVE_CUDA
 _Static_assert(sizeof(cudaIpcMemHandle_t) == KJ_WIRE_IPC_HANDLE, "IPC handle size");
@@ -58,6 +59,7 @@ struct worker {
 	void *fn;
 	int loaded;
 	int filtered;       /* the seccomp filter is in place (or the kernel refused it) */
+	int postload;       /* CPU track: the post-load filter is in place (at the first CALL) */
 	uint32_t nptr, ndim, cuda;
 	ffi_cif cif;
 	ffi_type *types[MAX_ARGS];
@@ -69,8 +71,6 @@ struct worker {
 #ifdef KJ_HAVE_CUDA
 	cudaStream_t stream;
 	cudaEvent_t ev0, ev1;
-	void *flush;        /* 2 x L2 bytes, written before a timed call */
-	size_t flush_bytes;
 	unsigned char *darena; /* the judge's device arena, opened through IPC */
 	uint64_t darena_size;
 #endif
@@ -164,12 +164,11 @@ __attribute__((noreturn)) static void cuda_fatal(uint32_t seq, cudaError_t e, co
 			cuda_fatal((seq), e_, #call);           \
 	} while (0)
 
-/* Sets up device, stream, events and flush buffer once.  Returns 0, or -1
+/* Sets up device, stream and events once (the L2 flush before a timed
+ * call is the judge's, from its own context).  Returns 0, or -1
  * after replying ERROR (another device than the one in use). */
 static int cuda_setup(struct worker *w, uint32_t seq, int32_t device)
 {
-	int l2 = 0;
-
 	if (w->cuda_ready) {
 		if (device == w->device)
 			return 0;
@@ -181,9 +180,6 @@ static int cuda_setup(struct worker *w, uint32_t seq, int32_t device)
 	CUDA_SETUP(seq, cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking));
 	CUDA_SETUP(seq, cudaEventCreate(&w->ev0));
 	CUDA_SETUP(seq, cudaEventCreate(&w->ev1));
-	CUDA_SETUP(seq, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-	w->flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : 1 << 20);
-	CUDA_SETUP(seq, cudaMalloc(&w->flush, w->flush_bytes));
 	w->device = device;
 	w->cuda_ready = 1;
 	return 0;
@@ -213,9 +209,10 @@ static void do_arena_cuda(struct worker *w, struct kj_wire_arena_cuda *m)
 }
 
 /* The CUDA call: vals holds the pointer and dim arguments (n of them) and
- * has room for the stream.  ev0..ev1 brackets the candidate's stream;
- * devsync_ns also covers work it left on any other stream of the device. */
-static void cuda_call(struct worker *w, struct kj_wire_call *m, void **vals, uint32_t n)
+ * has room for the stream; fn NULL is the judge's PROBE (the same path with
+ * nothing called).  ev0..ev1 brackets the candidate's stream; devsync_ns
+ * also covers work it left on any other stream of the device. */
+static void cuda_call(struct worker *w, uint32_t seq, void *fn, void **vals, uint32_t n)
 {
 	cudaStream_t stream = w->stream;
 	cudaError_t e[4];
@@ -225,14 +222,12 @@ static void cuda_call(struct worker *w, struct kj_wire_call *m, void **vals, uin
 
 	vals[n] = &stream;
 	(void)cudaGetLastError();
-	if (m->flags & KJ_WIRE_CALL_TIMED)
-		CUDA_SETUP(m->h.seq, cudaMemsetAsync(w->flush, (int)(w->ncalls & 0xff), w->flush_bytes,
-						     w->stream));
 	w->ncalls++;
 	t0 = now_ns();
-	CUDA_SETUP(m->h.seq, cudaEventRecord(w->ev0, w->stream));
+	CUDA_SETUP(seq, cudaEventRecord(w->ev0, w->stream));
 	tc0 = now_ns();
-	ffi_call(&w->cif, FFI_FN(w->fn), NULL, vals);
+	if (fn)
+		ffi_call(&w->cif, FFI_FN(fn), NULL, vals);
 	tc1 = now_ns();
 	/* A candidate may have switched devices; the bounds are for ours. */
 	e[0] = cudaSetDevice(w->device);
@@ -242,12 +237,12 @@ static void cuda_call(struct worker *w, struct kj_wire_call *m, void **vals, uin
 	t1 = now_ns();
 	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++)
 		if (e[i] != cudaSuccess)
-			cuda_fatal(m->h.seq, e[i], NULL);
+			cuda_fatal(seq, e[i], NULL);
 	e[0] = cudaGetLastError();
 	if (e[0] != cudaSuccess)
-		cuda_fatal(m->h.seq, e[0], NULL);
-	CUDA_SETUP(m->h.seq, cudaEventElapsedTime(&ms, w->ev0, w->ev1));
-	reply_ok_gpu(m->h.seq, tc1 - tc0, (int64_t)((double)ms * 1e6), t1 - t0);
+		cuda_fatal(seq, e[0], NULL);
+	CUDA_SETUP(seq, cudaEventElapsedTime(&ms, w->ev0, w->ev1));
+	reply_ok_gpu(seq, tc1 - tc0, (int64_t)((double)ms * 1e6), t1 - t0);
 }
 #else
 static int cuda_setup(struct worker *w, uint32_t seq, int32_t device)
@@ -269,133 +264,17 @@ static void do_arena_cuda(struct worker *w, struct kj_wire_arena_cuda *m)
 
 /* ---- seccomp ----
  *
- * The second line of defence behind the static symbol policy, for code that
- * reaches the kernel without the loader: inline `syscall` instructions, or
- * libc functions found by walking ELF tables in memory.  Installed once, at
- * the first LOAD, after the CUDA context exists (the driver opens its device
- * files and starts its threads then) and before dlopen (a candidate's
- * constructors run inside dlopen).  TSYNC puts every thread under it, the
- * CUDA runtime's included, since a host callback would run candidate code
- * there.  docs/worker-protocol.md ("Seccomp") lists the policy; it must
- * agree with the tables below.  Where the kernel or libseccomp refuses the
- * filter, the worker goes on without it: the symbol policy, the rlimits and
- * the judge's distrust of the worker still hold. */
-
-/* Never needed while a candidate runs: the process dies by SIGSYS. */
-static const int sc_kill[] = {
-	SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat),
-	SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
-	SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
-	SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(setuid), SCMP_SYS(setgid),
-	SCMP_SYS(setreuid), SCMP_SYS(setregid), SCMP_SYS(setresuid), SCMP_SYS(setresgid),
-	SCMP_SYS(setfsuid), SCMP_SYS(setfsgid), SCMP_SYS(setgroups), SCMP_SYS(kexec_load),
-	SCMP_SYS(kexec_file_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
-	SCMP_SYS(delete_module), SCMP_SYS(bpf), SCMP_SYS(io_uring_setup),
-	SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register), SCMP_SYS(open_by_handle_at),
-	SCMP_SYS(name_to_handle_at), SCMP_SYS(kcmp), SCMP_SYS(pidfd_getfd),
-	SCMP_SYS(userfaultfd), SCMP_SYS(acct), SCMP_SYS(swapon), SCMP_SYS(swapoff),
-	SCMP_SYS(reboot), SCMP_SYS(quotactl),
-};
-
-/* Refused with EPERM: some library may try them and cope with a refusal. */
-static const int sc_eperm[] = {
-	SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
-	SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4), SCMP_SYS(creat),
-	SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rename), SCMP_SYS(renameat),
-	SCMP_SYS(renameat2), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(rmdir),
-	SCMP_SYS(mknod), SCMP_SYS(mknodat), SCMP_SYS(link), SCMP_SYS(linkat),
-	SCMP_SYS(symlink), SCMP_SYS(symlinkat), SCMP_SYS(truncate), SCMP_SYS(chmod),
-	SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(lchown), SCMP_SYS(fchownat),
-	SCMP_SYS(setpgid), SCMP_SYS(setsid), SCMP_SYS(tkill), SCMP_SYS(pidfd_open),
-	SCMP_SYS(pidfd_send_signal), SCMP_SYS(keyctl), SCMP_SYS(add_key),
-	SCMP_SYS(request_key), SCMP_SYS(personality), SCMP_SYS(memfd_create),
-	SCMP_SYS(shmget), SCMP_SYS(msgget), SCMP_SYS(semget), SCMP_SYS(mq_open),
-	SCMP_SYS(perf_event_open), SCMP_SYS(fanotify_init), SCMP_SYS(inotify_init1),
-};
-
-static int sc_rule(scmp_filter_ctx ctx, uint32_t act, int nr, unsigned n, ...)
-{
-	struct scmp_arg_cmp c[3];
-	va_list ap;
-	unsigned i;
-
-	va_start(ap, n);
-	for (i = 0; i < n && i < 3; i++)
-		c[i] = va_arg(ap, struct scmp_arg_cmp);
-	va_end(ap);
-	return seccomp_rule_add_array(ctx, act, nr, i, c);
-}
-
-/* Rules that look at arguments.  Returns 0 or a negative errno. */
-static int sc_arg_rules(scmp_filter_ctx ctx, int cuda, uint32_t pid)
-{
-	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM), die = SCMP_ACT_KILL_PROCESS;
-	/* Write-mode opens.  The CUDA driver opens /dev/nvidia* read-write
-	 * when a call touches a new device, so O_RDWR stays allowed there. */
-	const uint64_t wbits[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND};
-	int rc = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(wbits) / sizeof(wbits[0]) && !rc; i++) {
-		if (cuda && wbits[i] == O_RDWR)
-			continue;
-		rc = sc_rule(ctx, eperm, SCMP_SYS(open), 1,
-			     SCMP_A1(SCMP_CMP_MASKED_EQ, wbits[i], wbits[i]));
-		if (!rc)
-			rc = sc_rule(ctx, eperm, SCMP_SYS(openat), 1,
-				     SCMP_A2(SCMP_CMP_MASKED_EQ, wbits[i], wbits[i]));
-	}
-	/* Flags hidden behind a pointer cannot be checked: ENOSYS sends glibc
-	 * back to clone and openat, which can. */
-	if (!rc)
-		rc = sc_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-	if (!rc)
-		rc = sc_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
-	/* Threads (the CUDA runtime's) yes, processes no. */
-	if (!rc)
-		rc = sc_rule(ctx, die, SCMP_SYS(clone), 1,
-			     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-	/* Signals to this process only (raise, abort and the runtime's own
-	 * thread signals), never to the judge or anyone else. */
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, pid));
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, pid));
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(rt_sigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, pid));
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(rt_tgsigqueueinfo), 1, SCMP_A0(SCMP_CMP_NE, pid));
-	/* Limits of this process only, named as pid 0 (as glibc's getrlimit
-	 * and setrlimit do): lowering the judge's would make the judge fail.
-	 * libseccomp allows one comparison per argument, so its own pid by
-	 * number is refused too. */
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_NE, 0));
-	/* The death signal ties the worker's life to the judge's. */
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, PR_SET_PDEATHSIG));
-	/* fd 3 is the protocol socket; the worker itself only sends on it.
-	 * Int arguments are compared on their low 32 bits, which is all the
-	 * kernel reads of them. */
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(write), 1,
-			     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, KJ_WIRE_FD));
-	if (!rc)
-		rc = sc_rule(ctx, eperm, SCMP_SYS(writev), 1,
-			     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, KJ_WIRE_FD));
-	return rc;
-}
-
-/* Returns 0 when the filter is in place or the kernel refused it (the
- * documented degradation), -1 after replying ERROR when the filter itself
- * could not be built: a worker that silently ran without the policy it was
- * written to enforce would hide a bug. */
+ * The allowlist (src/worker/filter.c) is installed once, at the first LOAD,
+ * after the CUDA context exists (the driver opens its device files and
+ * starts its threads then) and before dlopen (a candidate's constructors
+ * run inside dlopen).  TSYNC puts every thread under it, the CUDA runtime's
+ * included, since a host callback would run candidate code there.  A filter
+ * that cannot be built or installed is an ERROR: a worker that silently ran
+ * without the policy it was written to enforce would hide a bug. */
 static int install_filter(struct worker *w, uint32_t seq, int cuda)
 {
-	scmp_filter_ctx ctx;
-	uint32_t pid = (uint32_t)getpid();
-	int rc = 0;
-	size_t i;
+	const char *survey = getenv("KJ_SECCOMP_SURVEY");
+	char why[256];
 
 	if (w->filtered)
 		return 0;
@@ -405,37 +284,59 @@ static int install_filter(struct worker *w, uint32_t seq, int cuda)
 		w->filtered = 1;
 		return 0;
 	}
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx) {
-		reply_error(seq, "cannot set up the seccomp filter");
-		return -1;
-	}
-	/* A syscall this libseccomp does not know for this architecture
-	 * (__NR_SCMP_ERROR) is skipped, not fatal. */
-	for (i = 0; i < sizeof(sc_kill) / sizeof(sc_kill[0]) && !rc; i++)
-		if (sc_kill[i] >= 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, sc_kill[i], 0);
-	for (i = 0; i < sizeof(sc_eperm) / sizeof(sc_eperm[0]) && !rc; i++)
-		if (sc_eperm[i] >= 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sc_eperm[i], 0);
-	if (!rc)
-		rc = sc_arg_rules(ctx, cuda, pid);
-	if (!rc)
-		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
-	if (rc) {
-		seccomp_release(ctx);
-		reply_error(seq, "cannot build the seccomp filter: %s", strerror(-rc));
-		return -1;
-	}
-	rc = seccomp_load(ctx);
-	seccomp_release(ctx);
-	if (rc) {
-		/* a filter that was built but not installed must not pass silently:
-		 * the candidate would run unconfined */
-		reply_error(seq, "cannot install the seccomp filter: %s", strerror(-rc));
+	if (kjw_seccomp_install(cuda, survey && !strcmp(survey, "1"), (uint32_t)getpid(), why,
+				sizeof(why)) < 0) {
+		reply_error(seq, "%s", why);
 		return -1;
 	}
 	w->filtered = 1;
+	return 0;
+}
+
+/* CPU track, from the first CALL on: no more code may come in.  A
+ * second filter (filters stack; the strictest answer wins) refuses every
+ * open and every executable mapping, so a library found behind the symbol
+ * policy's back can be neither opened nor mapped nor copied into memory and
+ * made executable during a call (a library loaded and unloaded within one
+ * call would never show in the memory map the judge reads after it).  It goes
+ * in at the first CALL rather than at LOAD so that one worker may LOAD again
+ * (the unit tests do; the judge loads once); no candidate code runs between
+ * LOAD and that CALL on the CPU track (no threads, no timers), and what its
+ * constructors mapped at load is still mapped when the judge reads the map
+ * after LOAD.  An honest kernel opens no file and makes
+ * no code.  The CUDA track keeps both: the driver opens device files and
+ * maps code of its own. */
+static int install_postload_filter(struct worker *w, uint32_t seq)
+{
+	const char *survey = getenv("KJ_SECCOMP_SURVEY");
+	uint32_t act = survey && !strcmp(survey, "1") ? SCMP_ACT_LOG : SCMP_ACT_ERRNO(EPERM);
+	scmp_filter_ctx ctx;
+	int rc = 0;
+	if (kj_worker_profile_mode())
+		return 0;
+	if (!(ctx = seccomp_init(SCMP_ACT_ALLOW))) {
+		reply_error(seq, "cannot set up the post-load seccomp filter");
+		return -1;
+	}
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(open), 0);
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(openat), 0);
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(creat), 0);
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(openat2), 0);
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(pkey_mprotect), 1,
+			       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
+	rc |= seccomp_rule_add(ctx, act, SCMP_SYS(remap_file_pages), 0);
+	if (!rc)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+	if (!rc)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc) {
+		reply_error(seq, "cannot install the post-load seccomp filter: %s", strerror(-rc));
+		return -1;
+	}
+	(void)w;
 	return 0;
 }
 
@@ -563,19 +464,72 @@ static void do_call(struct worker *w, struct kj_wire_call *m)
 	}
 #ifdef KJ_HAVE_CUDA
 	if (w->cuda) {
-		cuda_call(w, m, vals, n);
+		cuda_call(w, m->h.seq, w->fn, vals, n);
 		return;
 	}
 #endif
+	if (!w->postload) {
+		if (install_postload_filter(w, m->h.seq))
+			return;
+		w->postload = 1;
+	}
 	t0 = now_ns();
 	ffi_call(&w->cif, FFI_FN(w->fn), NULL, vals);
 	t1 = now_ns();
 	reply_ok(m->h.seq, t1 - t0);
 }
 
+/* SETUP and PROBE: only before LOAD, when nothing of the candidate's is in
+ * this process, so that what they measure is the judge's to trust. */
+static void do_setup(struct worker *w, struct kj_wire_setup *m)
+{
+	if (w->loaded || w->filtered) {
+		reply_error(m->h.seq, "SETUP after LOAD");
+		return;
+	}
+	if (m->cuda && cuda_setup(w, m->h.seq, m->device))
+		return;
+	reply_ok(m->h.seq, 0);
+}
+
+/* A CALL with nothing called: the whole path (arguments checked against
+ * the arena, events, synchronisation, reply) for the judge's floor. */
+static void do_probe(struct worker *w, struct kj_wire_call *m)
+{
+	int64_t t0 = now_ns();
+	if (w->loaded || w->filtered) {
+		reply_error(m->h.seq, "PROBE after LOAD");
+		return;
+	}
+	if (m->nptr > KJ_WIRE_MAX_PTR || m->ndim > KJ_WIRE_MAX_DIM) {
+		reply_error(m->h.seq, "malformed PROBE");
+		return;
+	}
+#ifdef KJ_HAVE_CUDA
+	if (w->cuda_ready) {
+		void *vals[MAX_ARGS];
+		for (uint32_t i = 0; i < m->nptr; i++)
+			if (m->off[i] >= w->darena_size) {
+				reply_error(m->h.seq, "argument %u: offset %llu is outside the device arena", i,
+					    (unsigned long long)m->off[i]);
+				return;
+			}
+		cuda_call(w, m->h.seq, NULL, vals, m->nptr + m->ndim);
+		return;
+	}
+#endif
+	reply_ok(m->h.seq, now_ns() - t0);
+}
+
 /* Receives one request; *fd gets a passed descriptor (or -1).  Extra
  * descriptors are closed: only ARENA may carry one. */
-static ssize_t recv_msg(union kj_wire_msg *m, int *fd)
+/* A CUDA worker waits for the next request awake for a while (SPIN_NS) after
+ * each reply: the judge's bound on a call's time counts the worker's wake-up
+ * too, and a process woken from a long sleep (in a virtual machine above
+ * all) can take most of a millisecond to run again. */
+#define SPIN_NS 200000000LL
+
+static ssize_t recv_msg(union kj_wire_msg *m, int *fd, int spin)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
@@ -596,9 +550,18 @@ static ssize_t recv_msg(union kj_wire_msg *m, int *fd)
 	mh.msg_iovlen = 1;
 	mh.msg_control = ctl.buf;
 	mh.msg_controllen = sizeof(ctl.buf);
+	if (spin) {
+		int64_t end = now_ns() + SPIN_NS;
+		do
+			n = recvmsg(KJ_WIRE_FD, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		while (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) && now_ns() < end);
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+			goto got;
+	}
 	do
 		n = recvmsg(KJ_WIRE_FD, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
+got:
 	if (n < 0)
 		return n;
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
@@ -631,6 +594,11 @@ int main(void)
 		fprintf(stderr, "kjudge-worker: started by the judge only (fd 3 is its socket)\n");
 		return EXIT_NOT_JUDGED;
 	}
+	/* Only 0-3 are the worker's: anything else inherited (from the jail's
+	 * set-up) must not reach the candidate. */
+	if (close_range(KJ_WIRE_FD + 1, ~0U, 0) < 0)
+		for (int k = KJ_WIRE_FD + 1; k < 1024; k++)
+			close(k);
 	memset(&hello, 0, sizeof(hello));
 	hello.h.type = KJ_WIRE_HELLO;
 	hello.version = KJ_WIRE_VERSION;
@@ -638,7 +606,7 @@ int main(void)
 	send_msg(&hello, sizeof(hello));
 
 	for (;;) {
-		n = recv_msg(&m, &fd);
+		n = recv_msg(&m, &fd, w.cuda_ready);
 		if (n == 0)
 			_exit(EXIT_DONE);
 		if (n < (ssize_t)sizeof(m.h) || (size_t)n != kj_wire_size(m.h.type))
@@ -659,6 +627,12 @@ int main(void)
 			break;
 		case KJ_WIRE_ARENA_CUDA:
 			do_arena_cuda(&w, &m.arena_cuda);
+			break;
+		case KJ_WIRE_SETUP:
+			do_setup(&w, &m.setup);
+			break;
+		case KJ_WIRE_PROBE:
+			do_probe(&w, &m.call);
 			break;
 		case KJ_WIRE_NOP:
 			reply_ok(m.h.seq, 0);

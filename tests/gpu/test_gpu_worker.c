@@ -114,8 +114,12 @@ static int64_t add_once(struct kj_worker *w, int timed, struct kj_call_result *r
 		printf("# copy in: %s\n", err.msg);
 		return -1;
 	}
-	if (kj_worker_call_timed(w, off_abc, 3, &n, 1, timed, 60, res, &err) ||
-	    res->status != KJ_CALL_OK) {
+	/* the judge flushes the L2 from its own context before a timed call */
+	if (timed && (kj_gpu_l2_flush(g, &err) || kj_gpu_sync(g, &err))) {
+		printf("# flush: %s\n", err.msg);
+		return -1;
+	}
+	if (kj_worker_call(w, off_abc, 3, &n, 1, 60, res, &err) || res->status != KJ_CALL_OK) {
 		printf("# add: %s %s\n", err.msg, res->msg);
 		return -1;
 	}
@@ -141,6 +145,32 @@ static void round_trip(const char *when)
 		return;
 	}
 	is_int(add_once(&w, 0, &res), 0, "%s: a new worker computes y = a + b on the device", when);
+	kj_worker_stop(&w);
+}
+
+/* Before LOAD: SETUP makes the context, PROBE runs the whole call path
+ * with nothing called (the judge's trusted floor); after LOAD both are
+ * refused, the candidate being in the process by then. */
+static void test_setup_probe(void)
+{
+	struct kj_worker w;
+	struct kj_call_result res;
+	struct kj_err err;
+	const int64_t n = N;
+
+	if (start(&w, "probe"))
+		return;
+	kj_err_init(&err);
+	kj_worker_setup(&w, 60, &res, &err);
+	is_int(res.status, KJ_CALL_OK, "SETUP before LOAD makes the context (%s)", res.msg);
+	kj_worker_probe(&w, off_abc, 3, &n, 1, 60, &res, &err);
+	is_int(res.status, KJ_CALL_OK, "PROBE with add's arguments runs the call path (%s)", res.msg);
+	ok(res.gpu_ns >= 0 && res.gpu_ns < 1000000 && res.judge_ns > 0,
+	   "with nothing called: gpu_ns %lld, round trip %lld ns", (long long)res.gpu_ns,
+	   (long long)res.judge_ns);
+	ok(load(&w, "add", 3, 1) == 0, "then LOAD add");
+	kj_worker_probe(&w, off_abc, 3, &n, 1, 60, &res, &err);
+	is_int(res.status, KJ_CALL_ERROR, "PROBE after LOAD is refused");
 	kj_worker_stop(&w);
 }
 
@@ -176,7 +206,7 @@ static void test_add_and_times(void)
 	is_int(w.dead, 0, "and the worker stays alive");
 
 	ok(load(&w, "sleep5", 0, 0) == 0, "LOAD sleep5");
-	kj_worker_call_timed(&w, NULL, 0, NULL, 0, 1, 30, &res, &err);
+	kj_worker_call(&w, NULL, 0, NULL, 0, 30, &res, &err);
 	is_int(res.status, KJ_CALL_OK, "a 5 ms kernel on the given stream runs (%s)", res.msg);
 	ok(res.gpu_ns >= 4500000 && res.gpu_ns <= 50000000,
 	   "its gpu_ns %lld is within [4.5, 50] ms", (long long)res.gpu_ns);
@@ -184,7 +214,7 @@ static void test_add_and_times(void)
 	   (long long)res.devsync_ns);
 
 	ok(load(&w, "stream0", 0, 0) == 0, "LOAD stream0");
-	kj_worker_call_timed(&w, NULL, 0, NULL, 0, 1, 30, &res, &err);
+	kj_worker_call(&w, NULL, 0, NULL, 0, 30, &res, &err);
 	is_int(res.status, KJ_CALL_OK, "work on the legacy default stream runs (%s)", res.msg);
 	ok(res.devsync_ns > res.gpu_ns + 10000000,
 	   "20 ms left on stream 0 shows: devsync_ns %lld > gpu_ns %lld + 10 ms",
@@ -301,6 +331,7 @@ int main(void)
 	    !ok(kj_gpu_ipc_handle(g, arena, handle, &err) == 0, "its IPC handle (%s)", err.msg))
 		return done_testing();
 
+	test_setup_probe();
 	test_add_and_times();
 	test_illegal_address();
 	test_hang();

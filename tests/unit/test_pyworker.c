@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kjudge/jail.h"
+#include "kjudge/python.h"
 #include "kjudge/sandbox.h"
 #include "sandbox/wire.h"
 #include "tap.h"
@@ -42,19 +44,24 @@ static int find_python(void)
 	return -1;
 }
 
+/* The worker in its jail, as the judge starts it (pyjudge.c). */
 static int start(struct kj_worker *w, int cuda, struct kj_err *err)
 {
 	static const char *argv[12];
+	static struct kj_jail *jail;
 	struct kj_worker_opts o;
+	int rc;
+	if (!jail && (rc = kj_python_jail(python, script, NULL, &jail, python, sizeof(python), err)))
+		return rc;
 	argv[0] = python;
 	argv[1] = "-I";
-	argv[2] = script;
+	argv[2] = KJ_JAIL_STAGE "/kjudge_pyworker.py";
 	argv[3] = "--backend";
 	argv[4] = "triton";
 	argv[5] = "--abi";
 	argv[6] = abi;
 	argv[7] = "--cache";
-	argv[8] = scratch;
+	argv[8] = KJ_JAIL_SCRATCH;
 	argv[9] = NULL;
 	memset(&o, 0, sizeof(o));
 	o.worker_path = python;
@@ -62,6 +69,7 @@ static int start(struct kj_worker *w, int cuda, struct kj_err *err)
 	o.scratch_dir = scratch;
 	o.cuda = cuda;
 	o.cpu_limit_s = 120;
+	o.jail = jail;
 	return kj_worker_start(w, &o, err);
 }
 
