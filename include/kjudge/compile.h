@@ -37,6 +37,10 @@ struct kj_compile_opts {
 	double timeout_s;        /* compiler wall-clock limit, 0 = 60 s */
 	size_t log_cap;          /* compiler output kept, 0 = 16 KiB */
 	int no_cache;            /* always rebuild (still writes the cache) */
+	int unconfined;          /* run the compiler without the jail (--unsafe-no-sandbox) */
+	size_t mem_limit;        /* the compiler's address space per process, 0 = 8 GiB */
+	double cpu_limit_s;      /* its CPU time per process, 0 = 120 s */
+	size_t fsize_limit;      /* the largest file it may write, 0 = 256 MiB */
 };
 
 struct kj_compile_result {
@@ -46,6 +50,8 @@ struct kj_compile_result {
 	char key[65];        /* hex sha256 cache key */
 	char *log;           /* compiler output (capped), owned: free() */
 	double seconds;      /* wall time spent (0 when cached) */
+	char limit[256];     /* the compile was stopped by a limit: which, for the verdict's
+			      * reason ("" otherwise) */
 };
 
 /* Compiles source (len bytes).  Returns 0 when the judge could try (res->ok

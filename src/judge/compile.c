@@ -8,6 +8,7 @@
 #include "kjudge/fsutil.h"
 #include "kjudge/compile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,9 +26,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kjudge/jail.h"
 #include "kjudge/sandbox.h"
+#include <sys/resource.h>
+#include <sys/prctl.h>
 
 #define DEF_TIMEOUT_S 60.0
+#define DEF_CPU_S 120.0
+#define DEF_MEM_CPU ((size_t)4 << 30)
+#define DEF_MEM_CUDA ((size_t)8 << 30)
+#define DEF_FSIZE ((size_t)256 << 20)
 #define DEF_LOG_CAP ((size_t)16 << 10)
 #define VERSION_TIMEOUT_S 30.0
 #define KEY_TAG "kjudge-compile-v1"
@@ -211,58 +219,70 @@ static void drain(int fd, struct kj_capbuf *b, int *eof)
 	}
 }
 
-/* The environment with LC_ALL=C in front, so that messages are plain ASCII
- * whatever the judge's locale (and the --version line does not depend on
- * it).  Returns a malloc'd array of borrowed strings, or NULL. */
-static char **c_locale_env(void)
+/* The limits of a candidate's compiler, per process of it. */
+struct build_limits {
+	struct rlimit as, cpu, fsize, core, nproc;
+};
+
+/* Runs argv (no shell) with stdout+stderr captured into r->out (cap bytes),
+ * in its own process group, killed as a group after timeout_s: in the jail
+ * (its scratch folder is the build folder) unless jl->unconfined (then in
+ * cwd_unconfined, or here when NULL), with the given limits, the sandbox's
+ * uid, no new privileges, and a fixed small environment with LC_ALL=C
+ * (nothing of the judge's; messages in plain ASCII whatever its locale).
+ * Returns 0 when the judge could run it (r says how it went) or an error. */
+static int run_jailed(const struct kj_jail *jl, char *const argv[], const char *cwd_unconfined,
+		      const struct build_limits *lim, double timeout_s, size_t cap, struct run_result *r,
+		      struct kj_err *err)
 {
 	static char lc_all[] = "LC_ALL=C";
-	extern char **environ;
-	size_t n = 0, i, k = 0;
-	char **env;
-
-	while (environ && environ[n])
-		n++;
-	env = malloc((n + 2) * sizeof(*env));
-	if (!env)
-		return NULL;
-	env[k++] = lc_all;
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
-			env[k++] = environ[i];
-	env[k] = NULL;
-	return env;
-}
-
-/* Runs argv (no shell) in cwd (NULL: here) with stdout+stderr captured into
- * r->out (cap bytes), in its own process group, killed as a group after
- * timeout_s.  Returns 0 when the judge could run it (r says how it went) or
- * an error. */
-static int run_capture(char *const argv[], const char *cwd, double timeout_s, size_t cap,
-		       struct run_result *r, struct kj_err *err)
-{
-	char **env = c_locale_env();
-
-	int out[2], ep[2], eof = 0, st, e;
+	char path_env[PATHSZ + 64], home_env[PATHSZ + 8], tmp_env[PATHSZ + 8];
+	char *env[6];
+	struct kj_jail_exec x;
+	const char *cmd[MAX_FLAGS + 16];
+	int out[2], ep[2], eof = 0, st, e, rc, n = 0;
 	double deadline = now_s() + timeout_s, left;
 	struct pollfd p;
 	siginfo_t si;
-	ssize_t n;
+	ssize_t nr;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
 	kj_capbuf_init(&r->out, cap);
-	if (!env)
-		return kj_err_set(err, KJ_E_NOMEM, "out of memory to run '%s'", argv[0]);
+	while (argv[n] && n < MAX_FLAGS + 15) {
+		cmd[n] = argv[n];
+		n++;
+	}
+	cmd[n] = NULL;
+	if ((rc = kj_jail_prepare(&x, jl, cmd, 3, err)))
+		return rc;
+	{
+		/* the compiler's own folder first, then the system's */
+		const char *slash = strrchr(argv[0], '/');
+		if (slash && slash != argv[0])
+			snprintf(path_env, sizeof(path_env), "PATH=%.*s:/usr/local/bin:/usr/bin:/bin",
+				 (int)(slash - argv[0]), argv[0]);
+		else
+			snprintf(path_env, sizeof(path_env), "PATH=/usr/local/bin:/usr/bin:/bin");
+	}
+	snprintf(home_env, sizeof(home_env), "HOME=%s",
+		 !jl->unconfined ? KJ_JAIL_SCRATCH : cwd_unconfined ? cwd_unconfined : "/");
+	snprintf(tmp_env, sizeof(tmp_env), "TMPDIR=%s",
+		 !jl->unconfined ? KJ_JAIL_SCRATCH : cwd_unconfined ? cwd_unconfined : "/tmp");
+	env[0] = lc_all;
+	env[1] = path_env;
+	env[2] = home_env;
+	env[3] = tmp_env;
+	env[4] = NULL;
 	if (pipe2(out, O_CLOEXEC) < 0) {
-		free(env);
+		kj_jail_release(&x);
 		return kj_err_sys(err, "cannot create a pipe for '%s'", argv[0]);
 	}
 	if (pipe2(ep, O_CLOEXEC) < 0) {
 		kj_err_sys(err, "cannot create a pipe for '%s'", argv[0]);
 		close(out[0]);
 		close(out[1]);
-		free(env);
+		kj_jail_release(&x);
 		return KJ_E_SYS;
 	}
 	pid = fork();
@@ -272,39 +292,65 @@ static int run_capture(char *const argv[], const char *cwd, double timeout_s, si
 		close(out[1]);
 		close(ep[0]);
 		close(ep[1]);
-		free(env);
+		kj_jail_release(&x);
 		return KJ_E_SYS;
 	}
 	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);
-		if (nul < 0 || dup2(nul, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0)
+		int nul, o1, e1;
+		if (kj_jail_child_lift(&x) < 0)
 			_exit(127);
-		if (!cwd || chdir(cwd) == 0)
-			execvpe(argv[0], argv, env);
+		o1 = fcntl(out[1], F_DUPFD_CLOEXEC, 100);
+		e1 = fcntl(ep[1], F_DUPFD_CLOEXEC, 100);
+		nul = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		if (o1 < 0 || e1 < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(o1, 1) < 0 || dup2(o1, 2) < 0)
+			_exit(127);
+		/* the error pipe right above the jail's descriptors, kept open
+		 * (close-on-exec) when the jail closes the rest */
+		if (dup2(e1, x.first_fd + x.nfd) < 0 || fcntl(x.first_fd + x.nfd, F_SETFD, FD_CLOEXEC) < 0)
+			_exit(127);
+		e1 = x.first_fd + x.nfd;
+		if (kj_jail_child_place(&x, 1) < 0)
+			_exit(127);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* as for the worker (worker_client.c): a root bwrap that keeps
+		 * the judge's uid needs its capabilities */
+		if (x.unconfined || x.drop || geteuid() != 0)
+			for (int c = 0; c < 64; c++)
+				prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0);
+		if (setrlimit(RLIMIT_AS, &lim->as) < 0 || setrlimit(RLIMIT_CPU, &lim->cpu) < 0 ||
+		    setrlimit(RLIMIT_FSIZE, &lim->fsize) < 0 || setrlimit(RLIMIT_CORE, &lim->core) < 0)
+			_exit(127);
+		if (x.unconfined && cwd_unconfined && chdir(cwd_unconfined) < 0)
+			_exit(127);
+		if (kj_jail_child_drop(&x) < 0)
+			_exit(127);
+		if (x.drop)
+			setrlimit(RLIMIT_NPROC, &lim->nproc);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (x.unconfined)
+			execvpe(x.path, x.argv, env);
+		else
+			execve(x.path, x.argv, env);
 		e = errno;
-		n = write(ep[1], &e, sizeof(e));
-		(void)n;
+		nr = write(e1, &e, sizeof(e));
+		(void)nr;
 		_exit(127);
 	}
 	setpgid(pid, pid);
-	free(env);
+	kj_jail_parent_after_fork(&x);
 	close(out[1]);
 	close(ep[1]);
 	do
-		n = read(ep[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
+		nr = read(ep[0], &e, sizeof(e));
+	while (nr < 0 && errno == EINTR);
 	close(ep[0]);
-	if (n == (ssize_t)sizeof(e))
+	if (nr == (ssize_t)sizeof(e))
 		r->exec_errno = e;
 	fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
-
-	/* Read until the output closes; a process that keeps running after
-	 * closing it, or a leftover holding it open, runs into the deadline. */
 	for (;;) {
 		memset(&si, 0, sizeof(si));
-		if (eof && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == pid)
+		if (eof && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
 			break;
 		left = deadline - now_s();
 		if (left <= 0) {
@@ -324,9 +370,10 @@ static int run_capture(char *const argv[], const char *cwd, double timeout_s, si
 	kill(-pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	r->status = st;
+	r->status = kj_jail_wait_status(&x, st);
 	drain(out[0], &r->out, &eof);
 	close(out[0]);
+	kj_jail_release(&x);
 	return 0;
 }
 
@@ -337,6 +384,8 @@ static int compiler_id(const char *cc, char *out, size_t outsz, struct kj_err *e
 	static char last_cc[4096], last_id[512];
 	char *argv[3];
 	struct run_result r;
+	struct kj_jail jl;
+	struct build_limits lim;
 	size_t n;
 	int rc = 0;
 
@@ -348,7 +397,13 @@ static int compiler_id(const char *cc, char *out, size_t outsz, struct kj_err *e
 	argv[0] = (char *)cc;
 	argv[1] = "--version";
 	argv[2] = NULL;
-	if ((rc = run_capture(argv, NULL, VERSION_TIMEOUT_S, 4096, &r, err)))
+	/* the judge's own question to its own compiler: no jail, no limits */
+	memset(&jl, 0, sizeof(jl));
+	jl.unconfined = 1;
+	lim.as.rlim_cur = lim.as.rlim_max = RLIM_INFINITY;
+	lim.cpu = lim.fsize = lim.nproc = lim.as;
+	lim.core.rlim_cur = lim.core.rlim_max = 0;
+	if ((rc = run_jailed(&jl, argv, NULL, &lim, VERSION_TIMEOUT_S, 4096, &r, err)))
 		goto done;
 	if (r.exec_errno) {
 		rc = kj_err_set(err, KJ_E_NOTFOUND, "cannot run compiler '%s': %s", cc,
@@ -527,35 +582,125 @@ static int file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Compiles in a fresh temporary folder under the cache root and moves the
- * object (and the log) under its key. */
+/* The compiler as an absolute path, from the judge's own PATH (trusted),
+ * so that the jail's small PATH need not know where it lives. */
+static int resolve_compiler(const char *cc, char *out, size_t len)
+{
+	/* not resolved further: cc and nvcc behave by the name they are
+	 * called by, and the alternatives' symlinks resolve in the jail too */
+	if (strchr(cc, '/')) {
+		if (cc[0] == '/')
+			snprintf(out, len, "%s", cc);
+		else if (!realpath(cc, out))
+			return -1;
+		return access(out, X_OK);
+	}
+	return kj_which(cc, out, len);
+}
+
+/* Why a compile that did not finish stopped, for the verdict's reason; ""
+ * when it was an ordinary refusal of the source. */
+static void limit_reason(const struct run_result *r, const struct build_limits *lim, double timeout,
+			 char *out, size_t len)
+{
+	const char *log = r->out.buf ? r->out.buf : "";
+	int sig = WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+	out[0] = '\0';
+	if (r->timed_out)
+		snprintf(out, len, "the compiler ran past its %g s wall-clock limit and was killed", timeout);
+	else if (sig == SIGXCPU || (sig == SIGKILL && strstr(log, "CPU time limit")) ||
+		 strstr(log, "CPU time limit exceeded"))
+		snprintf(out, len, "the compiler used up its CPU-time limit (%llu s per process)",
+			 (unsigned long long)lim->cpu.rlim_cur);
+	else if (sig == SIGXFSZ || strstr(log, "File size limit exceeded"))
+		snprintf(out, len, "the compiler's output passed the file-size limit (%llu MiB)",
+			 (unsigned long long)(lim->fsize.rlim_cur >> 20));
+	else if (strstr(log, "memory exhausted") || strstr(log, "out of memory") ||
+		 strstr(log, "Cannot allocate memory") || strstr(log, "bad_alloc") ||
+		 strstr(log, "Out of memory") || ((sig == SIGKILL || sig == SIGSEGV) && !strstr(log, "error:")))
+		snprintf(out, len, "the compiler ran out of its memory limit (%llu MiB of address space "
+			 "per process)", (unsigned long long)(lim->as.rlim_cur >> 20));
+	else if (sig)
+		snprintf(out, len, "the compiler was killed by signal %d", sig);
+}
+
+/* Removes the build folder's files (flat) and the folder. */
+static void remove_build_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[PATHSZ + 300];
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+				unlink(p);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Compiles in a fresh folder under $TMPDIR, in the jail (the folder is its
+ * scratch, the candidate header staged beside it read-only), and moves the
+ * object (and the log) into the cache under its key.  The cache itself is
+ * never in the jail. */
 static int build(const struct toolchain *tc, const struct kj_compile_opts *o, const char *root,
 		 const char *inc, const char *source, size_t len, const char *base,
 		 struct kj_compile_result *res, struct kj_err *err)
 {
-	char tmpdir[PATHSZ], src[PATHSZ], obj[PATHSZ], incflag[PATHSZ], path[PATHSZ];
-	char incabs[PATH_MAX];
-	char msg[128] = "";
+	char tmpdir[PATHSZ], src[PATHSZ], obj[PATHSZ], incflag[PATHSZ], path[PATHSZ], hdr[PATHSZ];
+	char cc[PATHSZ], ccdir[PATHSZ], incabs[PATH_MAX];
+	char msg[320] = "";
 	char *argv[MAX_FLAGS + 12];
 	struct run_result r;
+	struct build_limits lim;
+	struct kj_jail jl;
 	double timeout = o->timeout_s > 0 ? o->timeout_s : DEF_TIMEOUT_S;
 	double t0 = now_s();
+	const char *tmp = getenv("TMPDIR");
+	char *objbuf = NULL;
+	size_t objlen = 0;
 	int i, n = 0, rc = 0, cached_fail = 0;
 
+	(void)root;
 	if (!realpath(inc, incabs))
 		return kj_err_sys(err, "cannot resolve the candidate header folder '%s'", inc);
-	if (pathf(tmpdir, "%s/tmp-XXXXXX", root) < 0 || pathf(incflag, "-I%s", incabs) < 0 ||
-	    !mkdtemp(tmpdir))
-		return kj_err_sys(err, "cannot create a build folder under '%s'", root);
+	if (resolve_compiler(tc->cc, cc, sizeof(cc)) < 0)
+		return kj_err_set(err, KJ_E_NOTFOUND, "cannot run compiler '%s': not found on PATH", tc->cc);
+	if (pathf(tmpdir, "%s/kjudge-build-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp") < 0 || !mkdtemp(tmpdir))
+		return kj_err_sys(err, "cannot create a build folder under '%s'", tmp && *tmp ? tmp : "/tmp");
 	src[0] = obj[0] = '\0';
-	if (pathf(src, "%s/%s", tmpdir, tc->src_name) < 0 || pathf(obj, "%s/out.so", tmpdir) < 0) {
+	if (pathf(src, "%s/%s", tmpdir, tc->src_name) < 0 || pathf(obj, "%s/out.so", tmpdir) < 0 ||
+	    pathf(hdr, "%s/%s", incabs, tc->header) < 0) {
 		rc = kj_err_sys(err, "cannot name files in '%s'", tmpdir);
 		goto out;
 	}
 	if ((rc = write_atomic(src, source, len, err)))
 		goto out;
 
-	argv[n++] = (char *)tc->cc;
+	memset(&jl, 0, sizeof(jl));
+	jl.unconfined = o->unconfined;
+	jl.scratch = tmpdir;
+	/* the candidate header, and nothing else of kjudge's */
+	jl.paths[0].host = hdr;
+	jl.paths[0].inner = tc->header;
+	jl.npaths = 1;
+	/* a compiler outside /usr (KJ_CC, KJ_NVCC) brings its folder */
+	{
+		char *slash = strrchr(cc, '/'), dir[PATHSZ];
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - cc), cc);
+		if (realpath(dir, ccdir) && strncmp(ccdir, "/usr/", 5)) {
+			jl.paths[1].host = ccdir;
+			jl.npaths = 2;
+		}
+	}
+	if (pathf(incflag, "-I%s", o->unconfined ? incabs : KJ_JAIL_STAGE) < 0) {
+		rc = kj_err_sys(err, "cannot name the header folder");
+		goto out;
+	}
+
+	argv[n++] = cc;
 	for (i = 0; i < MAX_FLAGS && tc->flags[i]; i++)
 		argv[n++] = (char *)tc->flags[i];
 	argv[n++] = incflag;
@@ -566,25 +711,32 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 		argv[n++] = (char *)tc->libs[i];
 	argv[n] = NULL;
 
+	memset(&lim, 0, sizeof(lim));
+	lim.as.rlim_cur = lim.as.rlim_max = (rlim_t)(o->mem_limit ? o->mem_limit :
+						 o->backend == KJ_BACKEND_CUDA ? DEF_MEM_CUDA : DEF_MEM_CPU);
+	lim.cpu.rlim_cur = (rlim_t)(o->cpu_limit_s > 0 ? o->cpu_limit_s : DEF_CPU_S);
+	lim.cpu.rlim_max = lim.cpu.rlim_cur + 1;
+	lim.fsize.rlim_cur = lim.fsize.rlim_max = (rlim_t)(o->fsize_limit ? o->fsize_limit : DEF_FSIZE);
+	lim.nproc.rlim_cur = lim.nproc.rlim_max = 4096;
 	/* Run inside the build folder with relative names, so the log reads
 	 * "cand.c:3:5: error: ..." and does not depend on the folder's name. */
-	if ((rc = run_capture(argv, tmpdir, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r,
-			      err)))
+	if ((rc = run_jailed(&jl, argv, tmpdir, &lim, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r, err)))
 		goto out;
 	res->seconds = now_s() - t0;
-	if (r.exec_errno) {
+	if (r.exec_errno || (!o->unconfined && strstr(r.out.buf, "bwrap: execvp"))) {
 		rc = kj_err_set(err, KJ_E_NOTFOUND, "cannot run compiler '%s': %s", tc->cc,
-				strerror(r.exec_errno));
+				r.exec_errno ? strerror(r.exec_errno) : r.out.buf);
 		kj_capbuf_release(&r.out);
 		goto out;
 	}
-	if (r.timed_out) {
-		snprintf(msg, sizeof(msg), "%scompiler timed out after %g s\n",
-			 r.out.len && r.out.buf[r.out.len - 1] != '\n' ? "\n" : "", timeout);
-	} else if (WIFSIGNALED(r.status)) {
-		snprintf(msg, sizeof(msg), "%scompiler killed by signal %d\n",
-			 r.out.len && r.out.buf[r.out.len - 1] != '\n' ? "\n" : "", WTERMSIG(r.status));
-	} else if (WEXITSTATUS(r.status) == 0 && file_exists(obj)) {
+	limit_reason(&r, &lim, timeout, res->limit, sizeof(res->limit));
+	if (res->limit[0]) {
+		snprintf(msg, sizeof(msg), "%skjudge: %s\n", r.out.len && r.out.buf[r.out.len - 1] != '\n' ? "\n" : "",
+			 res->limit);
+		/* a time limit may be the machine's (load): tried again next time;
+		 * memory and file size are the source's */
+		cached_fail = !r.timed_out && !strstr(res->limit, "CPU-time");
+	} else if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && file_exists(obj)) {
 		res->ok = 1;
 	} else {
 		/* Only a clean refusal is the candidate's for good; timeouts and
@@ -608,9 +760,16 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 		rc = write_atomic(path, res->log, strlen(res->log), err);
 	}
 	if (!rc && res->ok) {
+		/* the build folder is on another file system than the cache, as
+		 * often as not: the object is copied in, atomically */
 		pathf(res->so_path, "%s.so", base);
-		if (rename(obj, res->so_path) < 0) {
-			rc = kj_err_sys(err, "cannot move the object to '%s'", res->so_path);
+		if (read_file(obj, &objbuf, &objlen) < 0) {
+			rc = kj_err_sys(err, "cannot read the built object '%s'", obj);
+		} else {
+			rc = write_atomic(res->so_path, objbuf, objlen, err);
+			free(objbuf);
+		}
+		if (rc) {
 			res->ok = 0;
 			res->so_path[0] = '\0';
 		} else {
@@ -622,11 +781,7 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 	}
 	kj_capbuf_release(&r.out);
 out:
-	if (src[0])
-		unlink(src);
-	if (obj[0])
-		unlink(obj);
-	rmdir(tmpdir);
+	remove_build_dir(tmpdir);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "kjudge/compile.h"
+#include "kjudge/jail.h"
 #include "tap.h"
 
 static char dir[256], cache[512], counter[512];
@@ -64,12 +65,16 @@ static int exists(const char *p)
 	return stat(p, &st) == 0;
 }
 
+/* The cache's behaviour is tested with the compiler run unconfined: the
+ * wrapper compiler counts its runs in a file outside the build folder,
+ * which the jail would not let it write.  test_jail() covers the jail. */
 static void opts(struct kj_compile_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->backend = KJ_BACKEND_CPU;
 	o->cache_dir = cache;
 	o->include_dir = "include/candidate";
+	o->unconfined = 1;
 }
 
 static int compile(const char *src, const struct kj_compile_opts *o, struct kj_compile_result *r,
@@ -118,6 +123,55 @@ static int works(const char *so)
 		return 0;
 	fn(a, b, y, 3);
 	return y[0] == 11 && y[1] == 22 && y[2] == 33;
+}
+
+/* The compiler in the jail: it builds, it sees no host file outside the
+ * toolchain (a marker file beside the cache, by its absolute path, stays
+ * out of the log), and its limits stop it with a reason that names them. */
+static void test_jail(void)
+{
+	struct kj_compile_opts o;
+	struct kj_compile_result r;
+	struct kj_err e;
+	char secret[600], src[1400];
+	struct kj_err je;
+
+	kj_err_init(&je);
+	if (kj_jail_available(&je)) {
+		ok(0, "the jail works here (%s)", je.msg);
+		return;
+	}
+	opts(&o);
+	o.unconfined = 0;
+	o.no_cache = 1;
+	unsetenv("KJ_CC");
+	is_int(compile(good_src, &o, &r, &e), 0, "a jailed compile runs (%s)", e.msg);
+	ok(r.ok && works(r.so_path), "and its object computes add()");
+	kj_compile_result_release(&r);
+
+	snprintf(secret, sizeof(secret), "%s/host-secret.h", dir);
+	write_file(secret, "int kj_marker_7f3a9 = 1; /* KJ-HOST-SECRET */\n", 0644);
+	snprintf(src, sizeof(src), "#include \"%s\"\nint f(void) { return kj_marker_7f3a9; }\n", secret);
+	compile(src, &o, &r, &e);
+	is_int(r.ok, 0, "a host file outside the toolchain is not there to include");
+	like(r.log, "No such file or directory", "the compiler says it is missing");
+	ok(r.log && !strstr(r.log, "KJ-HOST-SECRET"), "and no byte of it reaches the log");
+	kj_compile_result_release(&r);
+
+	o.mem_limit = (size_t)256 << 20;
+	compile("#include \"/dev/zero\"\n", &o, &r, &e);
+	is_int(r.ok, 0, "an endless include fails");
+	like(str(r.limit), "memory limit (256 MiB", "stopped by the memory limit, named (%s)", r.limit);
+	like(r.log, "kjudge: the compiler ran out of its memory limit", "and the log says so");
+	kj_compile_result_release(&r);
+	o.mem_limit = 0;
+
+	o.fsize_limit = (size_t)1 << 20;
+	compile("__asm__(\".section .data\\n.fill 8388608, 1, 1\");\n"
+		"int f(void) { return 0; }\n", &o, &r, &e);
+	is_int(r.ok, 0, "an object past the file-size limit fails");
+	like(str(r.limit), "file-size limit (1 MiB)", "stopped by the file-size limit, named (%s)", r.limit);
+	kj_compile_result_release(&r);
 }
 
 int main(void)
@@ -201,7 +255,7 @@ int main(void)
 	is_int(r.cached, 0, "the first failure is not cached");
 	like(r.log, "error:", "the log has the compiler's error");
 	like(r.log, "cand.c:1:", "naming the source by its relative name");
-	ok(strstr(r.log, "tmp-") == NULL, "without the build folder's name");
+	ok(strstr(r.log, "kjudge-build-") == NULL, "without the build folder's name");
 	snprintf(path, sizeof(path), "%s/cpu/%.2s/%s.fail", cache, r.key, r.key);
 	ok(exists(path), "the failure is cached as <key>.fail");
 	is_int(compile(bad_src, &o, &r2, &e), 0, "compile the broken candidate again");
@@ -224,7 +278,7 @@ int main(void)
 	is_int(compile(good_src, &o, &r, &e), 0, "a hanging compiler is not a judge error");
 	is_int(r.ok, 0, "a timed-out build fails");
 	like(r.log, "compiling ", "its output is kept up to log_cap");
-	like(r.log, "compiler timed out after 1 s", "and the log says it timed out");
+	like(r.log, "ran past its 1 s wall-clock limit", "and the log says it timed out");
 	memcpy(key_fake, r.key, sizeof(key_fake));
 	ok(strcmp(key_fake, key1) != 0, "another compiler identity gives another key");
 	snprintf(path, sizeof(path), "%s/cpu/%.2s/%s.fail", cache, r.key, r.key);
@@ -252,6 +306,8 @@ int main(void)
 	o.backend = KJ_BACKEND_CPU;
 
 	ok(no_leftovers(), "no build folder is left in the cache");
+	setenv("KJ_CC", wrap, 1);
+	test_jail();
 
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	if (system(path) != 0)
