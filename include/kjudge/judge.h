@@ -48,8 +48,10 @@ enum kj_flag {
 	KJ_FLAG_UNSTABLE_TIMING = 1 << 2,      /* timing hit its caps before settling */
 	KJ_FLAG_OUTPUT_TRUNCATED = 1 << 3,     /* candidate's stdout/stderr passed the cap */
 	KJ_FLAG_BASELINE_TOLERANCE = 1 << 4,   /* the eager baseline itself misses the tolerance */
-	KJ_FLAG_TIMING_GAP = 1 << 5,
-	KJ_FLAG_UNCONFINED = 1 << 6,           /* KJUDGE_PROFILE=1: worker without seccomp, for profilers */           /* device-wide sync bound far above the stream's events */
+	KJ_FLAG_TIMING_GAP = 1 << 5,           /* the worker's device time was below the judge's own
+						* bound (work off the stream, or a forged time) */
+	KJ_FLAG_UNCONFINED = 1 << 6,           /* judged outside the sandbox (--unsafe-no-sandbox,
+						* KJUDGE_PROFILE=1) or with the seccomp survey */
 };
 
 const char *kj_status_name(kj_status s);
@@ -87,7 +89,11 @@ typedef struct kj_perf {
 	double speedup;      /* baseline_ms / ms */
 	double sol_ms;       /* roofline T_sol; < 0 when the device has no calibration */
 	double sol_frac, iou, mfu; /* < 0 when unknown */
-	int checked;         /* timed outputs compared */
+	int checked;         /* timed outputs compared (every timed call's) */
+	int verified;        /* of those, compared with the fp64 reference (the others with the
+			      * eager baseline's outputs on the same inputs) */
+	double wall_ms;      /* median of the judge's own bound on the timed calls (its clock,
+			      * the trusted floor taken off) */
 } kj_perf;
 
 typedef struct kj_verdict {
@@ -115,6 +121,10 @@ typedef struct kj_verdict {
 	int seeds;
 	uint64_t base_seed;
 	int seed_hidden;     /* base_seed came from a secret: not printed */
+	char sandbox[160];   /* how the worker was confined ("bubblewrap (...) as uid 65534", or
+			      * "none (--unsafe-no-sandbox)") */
+	double rtt_floor_us; /* the round trip of an empty call, measured before the candidate
+			      * was loaded, taken off every call's time */
 } kj_verdict;
 
 void kj_verdict_init(kj_verdict *v);
@@ -131,6 +141,8 @@ struct kj_eval_opts {
 	double call_timeout_s; /* watchdog per call, default 10 */
 	double perf_budget_s;  /* per shape and side, default 1.0 (CPU track) */
 	kj_policy policy;
+	int unconfined;           /* --unsafe-no-sandbox: compile and run without the jail
+				   * (include/kjudge/jail.h); verdicts are flagged unconfined */
 	const char *worker_path;  /* kjudge-worker */
 	const char *include_dir;  /* candidate headers */
 	const char *cache_dir;    /* NULL: default cache */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kjudge/exec.h"
+#include "kjudge/jail.h"
 #include "kjudge/sandbox.h"
 #include "judge/judge_internal.h"
 
@@ -112,108 +113,9 @@ double kjj_now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- per-shape layout and data ---- */
-
-struct shape_ctx {
-	kj_plan plan;
-	int nabi;
-	int abi[KJ_WIRE_MAX_ABI];
-	uint64_t off[KJ_WIRE_MAX_ABI];
-	size_t bytes[KJ_WIRE_MAX_ABI];
-	size_t arena;
-	int64_t dims[KJ_WIRE_MAX_DIMS];
-	void *host[KJ_WIRE_MAX_ABI]; /* judge's pristine inputs (dtype bytes) */
-	kj_exec64 ref;
-	kj_exec32 base;
-	int have_ref, have_base;
-};
-
-static void shape_release(struct shape_ctx *s)
-{
-	for (int i = 0; i < s->nabi; i++)
-		free(s->host[i]);
-	if (s->have_ref)
-		kj_exec64_release(&s->ref);
-	if (s->have_base)
-		kj_exec32_release(&s->base);
-	kj_plan_release(&s->plan);
-	memset(s, 0, sizeof(*s));
-}
-
-static int shape_init(const kj_task *t, int bind, struct shape_ctx *s, struct kj_err *err)
-{
-	int rc;
-	size_t off = 0;
-	memset(s, 0, sizeof(*s));
-	rc = kj_plan_build(t, bind, &s->plan, err);
-	if (rc)
-		return rc;
-	s->nabi = kj_task_abi_values(t, s->abi, KJ_WIRE_MAX_ABI);
-	if (s->nabi > KJ_WIRE_MAX_ABI || t->nsyms > KJ_WIRE_MAX_DIMS) {
-		kj_plan_release(&s->plan);
-		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has more than %d tensors or %d dims",
-				  t->id, KJ_WIRE_MAX_ABI, KJ_WIRE_MAX_DIMS);
-	}
-	for (int i = 0; i < s->nabi; i++) {
-		const kj_tinfo *ti = &s->plan.vals[s->abi[i]];
-		s->bytes[i] = (size_t)kj_shape_numel(&ti->shape) * kj_dtype_size(ti->dtype);
-		s->off[i] = off;
-		off += (s->bytes[i] + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
-		if (!s->bytes[i])
-			off += ARENA_ALIGN;
-		s->host[i] = malloc(s->bytes[i] ? s->bytes[i] : 1);
-		if (!s->host[i]) {
-			shape_release(s);
-			return kj_err_set(err, KJ_E_NOMEM, "out of memory for %zu bytes", s->bytes[i]);
-		}
-	}
-	s->arena = off ? off : ARENA_ALIGN;
-	for (int i = 0; i < t->nsyms; i++)
-		s->dims[i] = t->binds[bind].val[i];
-	if ((rc = kj_exec64_init(&s->ref, &s->plan, err))) {
-		shape_release(s);
-		return rc;
-	}
-	s->have_ref = 1;
-	if ((rc = kj_exec32_init(&s->base, &s->plan, err))) {
-		shape_release(s);
-		return rc;
-	}
-	s->have_base = 1;
-	return 0;
-}
-
 int kjj_is_output(const kj_task *t, int vi)
 {
 	return t->vals[vi].kind == KJ_V_OUTPUT;
-}
-
-/* Generates inputs for seed/flavour into s->host (dtype bytes) and the
- * executors' input buffers. */
-static void gen_inputs(const kj_task *t, struct shape_ctx *s, uint64_t seed, kj_seed_flavour fl)
-{
-	kj_outliers outl = { 0.001, 50.0 };
-	int tensor_id = 0;
-	for (int i = 0; i < s->nabi; i++) {
-		int vi = s->abi[i];
-		const kj_tinfo *ti = &s->plan.vals[vi];
-		kj_dist d = s->plan.dists[vi];
-		size_t n = (size_t)kj_shape_numel(&ti->shape);
-		if (kjj_is_output(t, vi))
-			continue;
-		if (fl == KJ_SEED_UNIFORM && d.kind == KJ_DIST_NORMAL) {
-			d.kind = KJ_DIST_UNIFORM;
-			d.a = -1;
-			d.b = 1;
-		}
-		kj_gen_fill(s->host[i], ti->dtype, n, &d, fl == KJ_SEED_OUTLIERS ? &outl : NULL, seed,
-			    (uint32_t)tensor_id++);
-		for (size_t k = 0; k < n; k++) {
-			double x = kj_load(ti->dtype, s->host[i], k);
-			s->ref.buf[vi][k] = x;
-			s->base.buf[vi][k] = (float)x;
-		}
-	}
 }
 
 /* ---- comparison ---- */
@@ -235,66 +137,6 @@ void kj_tolerance(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
 	}
 }
 
-
-/* Compares n values got(i) against ref (doubles).  For integer and bool
- * outputs the comparison is exact against the reference rounded to the
- * dtype; bool bytes must be 0 or 1. */
-static void compare(const kj_task *t, kj_dtype dt, const void *gotbuf, const float *gotf,
-		    const double *ref, int64_t n, struct errstat *st)
-{
-	double atol, rtol;
-	int isf = kj_dtype_is_float(dt);
-	memset(st, 0, sizeof(*st));
-	st->n = n;
-	st->first_bad = -1;
-	st->exact = !isf;
-	kj_tolerance(t, dt, &atol, &rtol);
-	for (int64_t i = 0; i < n; i++) {
-		double r = ref[i], g;
-		int bad;
-		if (gotf)
-			g = gotf[i];
-		else if (dt == KJ_BOOL && ((const unsigned char *)gotbuf)[i] > 1)
-			g = NAN;
-		else
-			g = kj_load(dt, gotbuf, (size_t)i);
-		if (!isf) {
-			double rr = kj_round_to(dt, r);
-			bad = !(g == rr);
-			r = rr;
-		} else if (isnan(r) || isnan(g)) {
-			bad = !(isnan(r) && isnan(g));
-		} else if (isinf(r) || isinf(g)) {
-			bad = r != g;
-		} else {
-			double d = fabs(g - r);
-			bad = !(d <= atol + rtol * fabs(r));
-			if (d > st->max_abs)
-				st->max_abs = d;
-			if (r != 0 && d / fabs(r) > st->max_rel)
-				st->max_rel = d / fabs(r);
-			st->dot += g * r;
-			st->gg += g * g;
-			st->rr += r * r;
-			st->l1num += d;
-			st->l1den += fabs(r);
-			st->sq += d * d;
-		}
-		if (!isf && !isnan(g)) {
-			double d = fabs(g - r);
-			if (d > st->max_abs)
-				st->max_abs = d;
-		}
-		if (bad) {
-			if (st->first_bad < 0) {
-				st->first_bad = i;
-				st->expected = r;
-				st->got = g;
-			}
-			st->nbad++;
-		}
-	}
-}
 
 int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
 		    double *rmse)
@@ -373,6 +215,10 @@ int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg
 	case KJ_CALL_SIGNALED:
 		if (r->signo == SIGXCPU)
 			kjj_fail(j, KJ_ST_TIMEOUT, sg, "worker exceeded its CPU time limit on %s", sd);
+		else if (r->signo == SIGSYS)
+			kjj_fail(j, KJ_ST_CRASH, sg,
+				 "worker died: %s: the candidate made a system call the sandbox forbids, on %s",
+				 kj_signal_desc(r->signo), sd);
 		else
 			kjj_fail(j, KJ_ST_CRASH, sg, "worker died: %s on %s", kj_signal_desc(r->signo), sd);
 		break;
@@ -392,101 +238,6 @@ int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg
 		break;
 	}
 	return 1;
-}
-
-static int ensure_arena(struct judge *j, size_t bytes)
-{
-	if (bytes <= j->arena_size)
-		return 0;
-	if (kj_worker_arena(&j->w, bytes, j->err))
-		return KJ_E_WORKER;
-	j->arena_size = bytes;
-	return 0;
-}
-
-static void fill_sentinel(kj_dtype dt, void *p, size_t n)
-{
-	size_t i;
-	switch (dt) {
-	case KJ_F32: {
-		uint32_t s = 0x7fc0deadu;
-		for (i = 0; i < n; i++)
-			memcpy((char *)p + 4 * i, &s, 4);
-		break;
-	}
-	case KJ_F16:
-	case KJ_BF16: {
-		uint16_t s = dt == KJ_F16 ? 0x7e5a : 0x7fda;
-		for (i = 0; i < n; i++)
-			memcpy((char *)p + 2 * i, &s, 2);
-		break;
-	}
-	case KJ_I8:
-		memset(p, 0x80, n);
-		break;
-	case KJ_F8E4M3: /* the one NaN pattern: f8 has no room for a payload */
-		memset(p, 0x7f, n);
-		break;
-	case KJ_I32: {
-		int32_t s = INT32_MIN;
-		for (i = 0; i < n; i++)
-			memcpy((char *)p + 4 * i, &s, 4);
-		break;
-	}
-	case KJ_I64: {
-		int64_t s = INT64_MIN;
-		for (i = 0; i < n; i++)
-			memcpy((char *)p + 8 * i, &s, 8);
-		break;
-	}
-	default:
-		memset(p, 0xaa, n);
-		break;
-	}
-}
-
-/* Copies inputs in, sentinels the outputs, calls.  Returns 0 when the call
- * came back (res says how), negative on judge failure. */
-static int run_call(struct judge *j, struct shape_ctx *s, int garbage, struct kj_call_result *res)
-{
-	char *arena;
-	int rc = ensure_arena(j, s->arena);
-	if (rc)
-		return rc;
-	arena = j->w.arena;
-	for (int i = 0; i < s->nabi; i++) {
-		int vi = s->abi[i];
-		if (kjj_is_output(j->t, vi) && garbage)
-			memset(arena + s->off[i], KJ_RERUN_BYTE, s->bytes[i]);
-		else if (kjj_is_output(j->t, vi))
-			fill_sentinel(s->plan.vals[vi].dtype, arena + s->off[i],
-				      (size_t)kj_shape_numel(&s->plan.vals[vi].shape));
-		else
-			memcpy(arena + s->off[i], s->host[i], s->bytes[i]);
-	}
-	return kj_worker_call(&j->w, s->off, s->nabi, s->dims, j->t->nsyms, j->o->call_timeout_s, res,
-			      j->err);
-}
-
-/* Inputs must be unchanged after a call.  Returns 1 (verdict set) if not. */
-static int inputs_changed(struct judge *j, struct shape_ctx *s, kj_stage sg, int bind)
-{
-	const char *arena = j->w.arena;
-	for (int i = 0; i < s->nabi; i++) {
-		int vi = s->abi[i];
-		if (kjj_is_output(j->t, vi) || !memcmp(arena + s->off[i], s->host[i], s->bytes[i]))
-			continue;
-		{
-			size_t es = kj_dtype_size(s->plan.vals[vi].dtype), k = 0;
-			char sd[320];
-			while (k < s->bytes[i] && arena[s->off[i] + k] == ((const char *)s->host[i])[k])
-				k++;
-			kjj_fail(j, KJ_ST_REJECTED, sg, "input '%s' was modified by the candidate (first changed element %zu) on %s",
-			     j->t->vals[vi].name, k / es, kjj_shape_desc(j, bind, sd, sizeof(sd)));
-		}
-		return 1;
-	}
-	return 0;
 }
 
 static kj_check *new_check(kj_verdict *v)
@@ -593,51 +344,6 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
 	return 0;
 }
 
-static int judge_outputs(struct judge *j, struct shape_ctx *s, int bind, int k, uint64_t seed,
-			 kj_seed_flavour fl, kj_stage sg, double ms, int record)
-{
-	const char *arena = j->w.arena;
-	for (int i = 0; i < s->nabi; i++) {
-		int vi = s->abi[i];
-		const kj_tinfo *ti = &s->plan.vals[vi];
-		int64_t n = kj_shape_numel(&ti->shape);
-		struct errstat st, bst;
-		if (!kjj_is_output(j->t, vi))
-			continue;
-		compare(j->t, ti->dtype, arena + s->off[i], NULL, s->ref.buf[vi], n, &st);
-		if (record)
-			compare(j->t, ti->dtype, NULL, s->base.buf[vi], s->ref.buf[vi], n, &bst);
-		if (kjj_record_output(j, bind, k, seed, fl, sg, ms, record, vi, ti, &st, record ? &bst : NULL))
-			return 1;
-	}
-	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Median, IQR; *stable when the median's ~95% confidence half-width (order
- * statistics n/2 -+ 0.98 sqrt(n)) is within 0.5% of it. */
-void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable)
-{
-	double h;
-	int lo, hi;
-	qsort(xs, (size_t)n, sizeof(double), cmp_double);
-	*med = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-	*iqr = xs[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1] - xs[n / 4];
-	h = 0.98 * sqrt((double)n);
-	lo = (int)floor(n / 2.0 - h);
-	hi = (int)ceil(n / 2.0 + h);
-	if (lo < 0)
-		lo = 0;
-	if (hi > n - 1)
-		hi = n - 1;
-	*stable = n >= PERF_MIN_SAMPLES && *med > 0 && (xs[hi] - xs[lo]) / 2 <= 0.005 * *med;
-}
-
 int kjj_stage_static(struct judge *j, const char *src, size_t len)
 {
 	if (len > MAX_SOURCE) {
@@ -691,200 +397,6 @@ int kjj_correctness_order(const kj_task *t, kj_backend b, int *order, int cap)
 	return n;
 }
 
-static int stage_correctness(struct judge *j)
-{
-	const kj_task *t = j->t;
-	int order[256], n = kjj_correctness_order(t, j->o->backend, order, 256);
-	for (int oi = 0; oi < n; oi++) {
-		int bind = order[oi];
-		struct shape_ctx s;
-		int rc = shape_init(t, bind, &s, j->err);
-		if (rc)
-			return rc;
-		for (int k = 0; k < j->o->seeds; k++) {
-			uint64_t seed = kj_seed_for(j->o->base_seed, k);
-			kj_seed_flavour fl = kj_seed_flavour_for(k);
-			struct kj_call_result res;
-			kj_stage sg = (oi == 0 && k == 0) ? KJ_STAGE_CALL : KJ_STAGE_CORRECTNESS;
-			char sd[320];
-			kjj_progress(j, "correctness: %s seed %d (%s)", kjj_shape_desc(j, bind, sd, sizeof(sd)), k,
-				 kj_seed_flavour_name(fl));
-			gen_inputs(t, &s, seed, fl);
-			if ((rc = kj_exec64_run(&s.ref, j->err)) || (rc = kj_exec32_run(&s.base, j->err))) {
-				kj_err_prefix(j->err, "reference for %s", sd);
-				shape_release(&s);
-				return rc;
-			}
-			rc = run_call(j, &s, 0, &res);
-			if (rc) {
-				shape_release(&s);
-				return rc;
-			}
-			if (kjj_call_failed(j, &res, sg, bind) || inputs_changed(j, &s, sg, bind) ||
-			    judge_outputs(j, &s, bind, k, seed, fl, KJ_STAGE_CORRECTNESS,
-					  (double)(res.judge_ns - j->nop_ns) / 1e6, 1)) {
-				shape_release(&s);
-				return 0;
-			}
-		}
-		shape_release(&s);
-	}
-	/* Determinism rerun: seed 0 again on the smallest and the largest check
-	 * shape, outputs pre-filled with ordinary numbers instead of NaN, so a
-	 * result that depended on what the buffers held (uninitialised reads,
-	 * NaN-propagation tricks) shows. */
-	for (int r = 0; r < 2; r++) {
-		int bind = kjj_largest_check(t, r == 0);
-		uint64_t seed = kj_seed_for(j->o->base_seed, 0);
-		struct shape_ctx s;
-		struct kj_call_result res;
-		int rc = shape_init(t, bind, &s, j->err);
-		if (rc)
-			return rc;
-		kjj_progress(j, "determinism rerun");
-		gen_inputs(t, &s, seed, kj_seed_flavour_for(0));
-		if ((rc = kj_exec64_run(&s.ref, j->err)) || (rc = kj_exec32_run(&s.base, j->err)) ||
-		    (rc = run_call(j, &s, 1, &res))) {
-			shape_release(&s);
-			return rc;
-		}
-		if (kjj_call_failed(j, &res, KJ_STAGE_CORRECTNESS, bind) ||
-		    inputs_changed(j, &s, KJ_STAGE_CORRECTNESS, bind) ||
-		    judge_outputs(j, &s, bind, 0, seed, kj_seed_flavour_for(0), KJ_STAGE_CORRECTNESS, 0, 0)) {
-			strncat(j->v->reason, KJ_RERUN_NOTE, sizeof(j->v->reason) - strlen(j->v->reason) - 1);
-			shape_release(&s);
-			return 0;
-		}
-		shape_release(&s);
-	}
-	return 0;
-}
-
-/* One adaptive timing loop: calls fn until the median settles (or the
- * budget or the cap is reached).  fn returns the sample in ms, or < 0 when the
- * loop must stop (verdict set or judge error in *rc). */
-int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, int *), void *ctx,
-		    double *samples, int *ns, int *stable, int *rc)
-{
-	double t0 = kjj_now_s(), med, iqr;
-	*ns = 0;
-	*stable = 0;
-	for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
-		double ms = fn(j, ctx, it, rc);
-		if (ms < 0)
-			return -1;
-		if (it == 0)
-			continue; /* warm-up: checked, not timed */
-		samples[(*ns)++] = ms;
-		if (*ns >= PERF_MIN_SAMPLES) {
-			double tmp[PERF_MAX_SAMPLES];
-			memcpy(tmp, samples, (size_t)*ns * sizeof(double));
-			kj_timing_summary(tmp, *ns, &med, &iqr, stable);
-			if (*stable || kjj_now_s() - t0 > j->o->perf_budget_s)
-				break;
-		}
-	}
-	return 0;
-}
-
-struct cpu_perf_ctx {
-	struct shape_ctx *s;
-	int bind;
-	kj_perf *pf;
-};
-
-/* A timed candidate call on fresh inputs (a new seed every call, so nothing
- * a candidate remembers from an earlier call applies), its output checked. */
-static double cpu_candidate_sample(struct judge *j, void *vctx, int it, int *rc)
-{
-	struct cpu_perf_ctx *c = vctx;
-	struct kj_call_result res;
-	gen_inputs(j->t, c->s, kj_seed_for(j->o->base_seed ^ 0x70657266ULL, it), KJ_SEED_DECLARED);
-	if ((*rc = kj_exec64_run(&c->s->ref, j->err)) || (*rc = run_call(j, c->s, 0, &res)))
-		return -1;
-	if (kjj_call_failed(j, &res, KJ_STAGE_PERFORMANCE, c->bind) ||
-	    inputs_changed(j, c->s, KJ_STAGE_PERFORMANCE, c->bind))
-		return -1;
-	if (judge_outputs(j, c->s, c->bind, it, 0, KJ_SEED_DECLARED, KJ_STAGE_PERFORMANCE,
-			  (double)(res.judge_ns - j->nop_ns) / 1e6, 0)) {
-		char extra[64];
-		snprintf(extra, sizeof(extra), " [timed call %d]", it);
-		strncat(j->v->reason, extra, sizeof(j->v->reason) - strlen(j->v->reason) - 1);
-		return -1;
-	}
-	c->pf->checked++;
-	return res.judge_ns > j->nop_ns ? (double)(res.judge_ns - j->nop_ns) / 1e6 : 0;
-}
-
-static double cpu_baseline_sample(struct judge *j, void *vctx, int it, int *rc)
-{
-	struct cpu_perf_ctx *c = vctx;
-	double a;
-	gen_inputs(j->t, c->s, kj_seed_for(j->o->base_seed ^ 0x626173ULL, it), KJ_SEED_DECLARED);
-	a = kjj_now_s();
-	if ((*rc = kj_exec32_run(&c->s->base, j->err)))
-		return -1;
-	return (kjj_now_s() - a) * 1e3;
-}
-
-static int stage_perf(struct judge *j)
-{
-	const kj_task *t = j->t;
-	int pb[64], npb = kjj_perf_binds(t, j->o->backend, pb, 64);
-	double wsum = 0, lsum = 0;
-	if (npb == 0) {
-		pb[0] = kjj_largest_check(t, 0);
-		npb = 1;
-	}
-	j->v->perf = calloc((size_t)npb, sizeof(kj_perf));
-	if (!j->v->perf)
-		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-	for (int pi = 0; pi < npb; pi++) {
-		int bind = pb[pi], rc = 0, ns = 0, stable = 0;
-		struct shape_ctx s;
-		kj_perf *pf = &j->v->perf[pi];
-		struct cpu_perf_ctx c = { &s, bind, pf };
-		double *samples = malloc(PERF_MAX_SAMPLES * sizeof(double));
-		char sd[320];
-		if (!samples)
-			return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-		if ((rc = shape_init(t, bind, &s, j->err))) {
-			free(samples);
-			return rc;
-		}
-		j->v->nperf = pi + 1;
-		pf->bind = bind;
-		pf->weight = t->binds[bind].bench ? t->binds[bind].weight : 1;
-		pf->flops = s.plan.flops;
-		pf->bytes = s.plan.min_bytes;
-		pf->sol_ms = pf->sol_frac = pf->iou = pf->mfu = -1;
-		kjj_shape_desc(j, bind, sd, sizeof(sd));
-		kjj_progress(j, "performance: candidate on %s", sd);
-		if (kjj_timing_loop(j, cpu_candidate_sample, &c, samples, &ns, &stable, &rc) == 0) {
-			kj_timing_summary(samples, ns, &pf->ms, &pf->iqr_ms, &stable);
-			pf->n = ns;
-			if (!stable)
-				j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
-			kjj_progress(j, "performance: baseline on %s", sd);
-			if (kjj_timing_loop(j, cpu_baseline_sample, &c, samples, &ns, &stable, &rc) == 0) {
-				kj_timing_summary(samples, ns, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
-				pf->baseline_n = ns;
-				pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;
-				if (pf->speedup > 0) {
-					wsum += pf->weight;
-					lsum += pf->weight * log(pf->speedup);
-				}
-			}
-		}
-		free(samples);
-		shape_release(&s);
-		if (rc || j->v->status != KJ_ST_PASS)
-			return rc;
-	}
-	j->v->speedup = wsum > 0 ? exp(lsum / wsum) : 0;
-	return 0;
-}
-
 static void cpu_device(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
@@ -915,6 +427,97 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
+/* Starts the worker, measures the trusted round-trip floor before the
+ * candidate exists in it, and loads the candidate.  Returns 0 (a failed load
+ * sets the verdict), or an error. */
+static int start_worker(struct judge *j, const char *scratch, int unconfined)
+{
+	const struct kj_eval_opts *o = j->o;
+	struct kj_worker_opts wo;
+	struct kj_call_result res;
+	double rt[FLOOR_PROBES], m, q;
+	int rc, dummy, python = j->py != NULL;
+
+	memset(&wo, 0, sizeof(wo));
+	wo.worker_path = o->worker_path;
+	wo.unconfined = unconfined;
+	if (python) {
+		if ((rc = kjj_py_argv(j, j->py, unconfined)))
+			return rc;
+		wo.worker_path = j->py->python;
+		wo.argv = (const char *const *)j->py->argv;
+		wo.jail = j->py->jail;
+		/* Triton's cache and torch's extension builds are written by the worker */
+		wo.fsize_limit = (size_t)512 << 20;
+	}
+	wo.scratch_dir = scratch;
+	/* the CUDA worker spins a core while it waits for the device, so its CPU
+	 * time follows GPU time over the whole evaluation */
+	wo.cpu_limit_s = j->gpu ? 3600 : 2 * o->call_timeout_s + 60;
+	wo.cuda = j->gpu != NULL;
+	wo.device = o->device;
+	/* the CPU track's worker runs only between a request and its reply;
+	 * on the CUDA track the judge's clock bounds the call, so it waits
+	 * awake */
+	wo.freeze = j->track->baseline_after_candidate;
+	wo.spin = !j->track->baseline_after_candidate;
+	if (j->gpu)
+		wo.cuda_uuid = kj_gpu_get_info(j->gpu)->uuid;
+	if ((rc = kj_worker_start(&j->w, &wo, j->err)))
+		return rc;
+	j->worker_up = 1;
+	/* Trusted: nothing of the candidate's is in the worker yet.  The CUDA
+	 * context first (SETUP), then empty calls through the CALL path. */
+	if (j->gpu) {
+		if ((rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err)))
+			return rc;
+		if (python && res.status == KJ_CALL_ERROR && !strncmp(res.msg, "kjudge-env: ", 12))
+			return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
+					  kj_backend_name(o->backend), res.msg + 12);
+		if (res.status != KJ_CALL_OK)
+			return kj_err_set(j->err, KJ_E_WORKER, "the worker could not set up its device: %s",
+					  res.msg);
+	}
+	for (int i = 0; i < FLOOR_PROBES; i++) {
+		if ((rc = kj_worker_probe(&j->w, NULL, 0, NULL, 0, o->call_timeout_s, &res, j->err)))
+			return rc;
+		if (res.status != KJ_CALL_OK)
+			return kj_err_set(j->err, KJ_E_WORKER, "the worker failed an empty call before the "
+					  "candidate was loaded: %s", res.msg);
+		rt[i] = (double)res.judge_ns;
+	}
+	kj_timing_summary(rt, FLOOR_PROBES, &m, &q, &dummy);
+	j->floor_ns = (int64_t)m;
+	j->v->rtt_floor_us = m / 1e3;
+	/* each perf shape's floor, the way its timed calls are measured */
+	if (j->track->probe_floor && !o->no_perf) {
+		int pb[PERF_MAX_SHAPES], npb = kjj_perf_binds(j->t, o->backend, pb, PERF_MAX_SHAPES);
+		if (npb == 0) {
+			pb[0] = kjj_largest_check(j->t, 0);
+			npb = 1;
+		}
+		for (int pi = 0; pi < npb; pi++)
+			if ((rc = j->track->probe_floor(j, pb[pi], &j->floor_ms[pi])))
+				return rc;
+	}
+	/* the candidate */
+	if ((rc = kj_worker_load(&j->w, j->load_path, j->t->name, j->load_nptr, j->t->nsyms, j->load_timeout_s,
+				 &res, j->err)))
+		return rc;
+	if (python && res.status == KJ_CALL_ERROR && !strncmp(res.msg, "kjudge-env: ", 12))
+		return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
+				  kj_backend_name(o->backend), res.msg + 12);
+	if (python && kjj_py_map_error(j, &res))
+		return 0;
+	if (res.status == KJ_CALL_ERROR) {
+		kjj_fail(j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
+		return 0;
+	}
+	if (kjj_call_failed(j, &res, KJ_STAGE_CALL, kjj_largest_check(j->t, 1)) || kjj_check_mapped_libs(j))
+		return 0;
+	return 0;
+}
+
 int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
 	    kj_verdict *v, struct kj_err *err)
 {
@@ -922,19 +525,20 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	struct kj_compile_opts co;
 	struct kj_compile_result cr;
 	struct kj_symcheck sc;
-	struct kj_worker_opts wo;
 	char scratch[4096] = "";
 	double t0 = kjj_now_s(), ts;
-	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1];
+	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1], unconfined;
 	kj_calib calib;
 	struct kjj_py py;
 	struct kj_eval_opts popts; /* the Python track's copy of o (longer call watchdog) */
 	int python = kj_backend_is_python(o->backend);
+	const char *survey = getenv("KJ_SECCOMP_SURVEY");
 	memset(&j, 0, sizeof(j));
 	memset(&cr, 0, sizeof(cr));
 	kjj_py_init(&py);
 	j.t = t;
 	j.o = o;
+	j.cur_perf = -1;
 	if (python) {
 		/* the first call JIT-compiles Triton kernels (autotuning runs
 		 * them several times): the watchdog allows a minute */
@@ -942,9 +546,11 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		if (popts.call_timeout_s < 60)
 			popts.call_timeout_s = 60;
 		j.o = &popts;
+		j.py = &py;
 	}
 	j.v = v;
 	j.err = err;
+	j.track = kj_backend_is_gpu(o->backend) ? &kjj_track_cuda : &kjj_track_cpu;
 	kj_verdict_init(v);
 	snprintf(v->task, sizeof(v->task), "%s", t->id);
 	v->backend = o->backend;
@@ -954,8 +560,17 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	kj_sha256_hex(source, len, v->sha256);
 	v->status = KJ_ST_PASS;
 	v->stage = KJ_STAGE_DONE;
-	if (kj_worker_profile_mode())
+	/* the candidate is confined unless the user said otherwise; a profiler
+	 * must be able to reach it, and the seccomp survey logs instead of
+	 * refusing: both judge unconfined code */
+	unconfined = o->unconfined || kj_worker_profile_mode();
+	if (unconfined || (survey && !strcmp(survey, "1")))
 		v->flags |= KJ_FLAG_UNCONFINED;
+	if (!unconfined && (rc = kj_jail_available(err)))
+		return rc;
+	snprintf(v->sandbox, sizeof(v->sandbox), "%s",
+		 unconfined ? (o->unconfined ? "none (--unsafe-no-sandbox)" : "none (KJUDGE_PROFILE=1)") :
+			      kj_jail_describe());
 	if (python) {
 		/* python3, torch, triton, cupy and a device are checked first, so
 		 * the message names what is missing; then the source's static
@@ -977,8 +592,10 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		}
 		if (o->gpu)
 			j.gpu = o->gpu;
-		else if ((rc = kj_gpu_open(o->device, &j.gpu, err)))
+		else if ((rc = kj_gpu_open(o->device, &j.gpu, err))) {
+			kjj_py_release(&py);
 			return rc;
+		}
 		gi = kj_gpu_get_info(j.gpu);
 		snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
 		if (kj_calib_load(o->cache_dir, gi->uuid, &calib) == 0) {
@@ -994,17 +611,27 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	} else {
 		cpu_device(v->device, sizeof(v->device));
 	}
-	if (kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI + 1) > KJ_WIRE_MAX_ABI)
-		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s passes more than %d tensors", t->id,
-				  KJ_WIRE_MAX_ABI);
-	if (t->nsyms > KJ_WIRE_MAX_DIMS)
-		return kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has %d dims, more than the %d a call carries",
-				  t->id, t->nsyms, KJ_WIRE_MAX_DIMS);
+	if (kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI + 1) > KJ_WIRE_MAX_ABI) {
+		rc = kj_err_set(err, KJ_E_UNSUPPORTED, "task %s passes more than %d tensors", t->id,
+				KJ_WIRE_MAX_ABI);
+		goto out;
+	}
+	if (t->nsyms > KJ_WIRE_MAX_DIMS) {
+		rc = kj_err_set(err, KJ_E_UNSUPPORTED, "task %s has %d dims, more than the %d a call carries",
+				t->id, t->nsyms, KJ_WIRE_MAX_DIMS);
+		goto out;
+	}
+	j.load_nptr = kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI);
+	/* a Python LOAD imports the candidate; a KernelBench file may build
+	 * CUDA code with load_inline (nvcc: minutes) */
+	j.load_timeout_s = !python ? o->call_timeout_s : o->backend == KJ_BACKEND_KERNELBENCH ? 900 : 180;
 
 	/* Python candidates had their static check in kjj_py_prepare and have
 	 * no compile step (Triton compiles at the first call, in the worker) */
-	if (python)
+	if (python) {
+		j.load_path = py.cand;
 		goto start_worker;
+	}
 
 	/* static (source) */
 	ts = kjj_now_s();
@@ -1020,6 +647,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	co.cache_dir = o->cache_dir;
 	co.include_dir = o->include_dir;
 	co.no_cache = o->no_cache;
+	co.unconfined = unconfined;
 	if (j.gpu)
 		co.arch = kj_gpu_get_info(j.gpu)->arch;
 	if ((rc = kj_compile(source, len, &co, &cr, err)))
@@ -1030,13 +658,17 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	cr.log = NULL;
 	v->stage_s[KJ_STAGE_COMPILE] = kjj_now_s() - ts;
 	if (!cr.ok) {
-		const char *l = v->compile_log ? v->compile_log : "";
-		const char *e = strstr(l, "error");
-		const char *line = e ? e : l;
-		while (e && line > l && line[-1] != '\n')
-			line--;
-		kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s",
-		     (int)strcspn(line, "\n"), line);
+		if (cr.limit[0]) {
+			kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "%s", cr.limit);
+		} else {
+			const char *l = v->compile_log ? v->compile_log : "";
+			const char *e = strstr(l, "error");
+			const char *line = e ? e : l;
+			while (e && line > l && line[-1] != '\n')
+				line--;
+			kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s",
+				 (int)strcspn(line, "\n"), line);
+		}
 		goto out;
 	}
 
@@ -1057,20 +689,17 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		}
 	}
 	v->stage_s[KJ_STAGE_STATIC] += kjj_now_s() - ts;
+	j.load_path = cr.so_path;
 
-	/* worker */
 start_worker:
-	ts = kjj_now_s();
-	memset(&wo, 0, sizeof(wo));
-	wo.worker_path = o->worker_path;
-	if (python) {
-		if ((rc = kjj_py_argv(&j, &py)))
+	/* the GPU's baseline, while no process of this candidate exists */
+	if (j.gpu && !o->no_perf) {
+		ts = kjj_now_s();
+		if ((rc = kjj_baseline_prepass(&j)))
 			goto out;
-		wo.worker_path = py.python;
-		wo.argv = (const char *const *)py.argv;
-		/* Triton's cache and torch's extension builds are written by the worker */
-		wo.fsize_limit = (size_t)512 << 20;
+		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
 	}
+	ts = kjj_now_s();
 	if (o->scratch_dir) {
 		snprintf(scratch, sizeof(scratch), "%s", o->scratch_dir);
 	} else {
@@ -1078,74 +707,27 @@ start_worker:
 		snprintf(scratch, sizeof(scratch), "%s/kjudge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(scratch)) {
 			rc = kj_err_sys(err, "cannot create scratch folder '%s'", scratch);
+			scratch[0] = '\0';
 			goto out;
 		}
 	}
-	wo.scratch_dir = scratch;
-	/* the CUDA worker spins a core while it waits for the device, so its CPU
-	 * time follows GPU time over the whole evaluation */
-	wo.cpu_limit_s = kj_backend_is_gpu(o->backend) ? 3600 : 2 * o->call_timeout_s + 60;
-	wo.cuda = kj_backend_is_gpu(o->backend);
-	wo.device = o->device;
-	if (j.gpu)
-		wo.cuda_uuid = kj_gpu_get_info(j.gpu)->uuid;
-	if ((rc = kj_worker_start(&j.w, &wo, err)))
+	if ((rc = start_worker(&j, scratch, unconfined)) || v->status != KJ_ST_PASS)
 		goto out;
-	j.worker_up = 1;
-	{
-		struct kj_call_result res;
-		int nptr = kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI);
-		/* a Python LOAD imports torch and the candidate; a KernelBench
-		 * file may build CUDA code with load_inline (nvcc: minutes) */
-		double load_s = !python ? o->call_timeout_s : o->backend == KJ_BACKEND_KERNELBENCH ? 900 : 180;
-		if ((rc = kj_worker_load(&j.w, python ? py.cand : cr.so_path, t->name, nptr, t->nsyms, load_s, &res,
-					 err)))
-			goto out;
-		if (python && res.status == KJ_CALL_ERROR && !strncmp(res.msg, "kjudge-env: ", 12)) {
-			rc = kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
-					kj_backend_name(o->backend), res.msg + 12);
-			goto out;
-		}
-		if (python && kjj_py_map_error(&j, &res))
-			goto out;
-		if (res.status == KJ_CALL_ERROR) {
-			kjj_fail(&j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
-			goto out;
-		}
-		if (kjj_call_failed(&j, &res, KJ_STAGE_CALL, kjj_largest_check(t, 1)))
-			goto out;
-		/* the protocol's own round trip, subtracted from call times */
-		{
-			double rt[21];
-			int med, dummy;
-			double m, q;
-			for (int i = 0; i < 21; i++) {
-				if ((rc = kj_worker_nop(&j.w, o->call_timeout_s, &res, err)))
-					goto out;
-				if (kjj_call_failed(&j, &res, KJ_STAGE_CALL, kjj_largest_check(t, 1)))
-					goto out;
-				rt[i] = (double)res.judge_ns;
-			}
-			kj_timing_summary(rt, 21, &m, &q, &dummy);
-			med = (int)m;
-			j.nop_ns = med;
-		}
-	}
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
 
 	ts = kjj_now_s();
-	if ((rc = j.gpu ? kjj_gpu_correctness(&j) : stage_correctness(&j)) || v->status != KJ_ST_PASS)
+	if ((rc = kjj_stage_correctness(&j)) || v->status != KJ_ST_PASS)
 		goto out;
 	if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
 		goto out;
-	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts - v->stage_s[KJ_STAGE_CALL] * 0;
+	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts;
 	if (!o->no_perf) {
 		ts = kjj_now_s();
-		if ((rc = j.gpu ? kjj_gpu_perf(&j) : stage_perf(&j)) || v->status != KJ_ST_PASS)
+		if ((rc = kjj_stage_perf(&j)) || v->status != KJ_ST_PASS)
 			goto out;
 		if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
 			goto out;
-		v->stage_s[KJ_STAGE_PERFORMANCE] = kjj_now_s() - ts;
+		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
 	}
 out:
 	if (j.worker_up) {

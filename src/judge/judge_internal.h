@@ -1,7 +1,11 @@
 /*
- * Internals shared by the judge's two tracks: judge.c (stages, CPU track,
- * verdict bookkeeping) and judge_gpu.c (the CUDA track's correctness and
- * performance stages).  Not part of the public API.
+ * Internals of the judge, not part of the public API.  The stages are
+ * written once (stages.c: correctness with its determinism rerun, the timed
+ * calls with their checks, the baseline, the speedups) over a track: the
+ * per-track shape, input, call and comparison code (track_cpu.c for the
+ * CPU track, judge_gpu.c for the CUDA track, which the Python candidates use
+ * too: pyjudge.c).  judge.c holds kj_eval (the stage sequence), the worker's
+ * start with its trusted round-trip floor, and the verdict bookkeeping.
  */
 #ifndef KJ_JUDGE_INTERNAL_H
 #define KJ_JUDGE_INTERNAL_H
@@ -14,13 +18,16 @@
 
 #define KJ_WIRE_MAX_ABI KJ_WORKER_MAX_PTR /* pointer arguments the worker protocol carries */
 #define KJ_WIRE_MAX_DIMS KJ_WORKER_MAX_DIM /* int64 arguments it carries */
-#define PERF_SETS 3
 /* the determinism rerun pre-fills outputs with this byte (0x42424242 is
  * 48.56 as f32: an ordinary number, unlike the NaN sentinel) */
 #define KJ_RERUN_BYTE 0x42
 #define KJ_RERUN_NOTE " [determinism rerun: outputs pre-filled with 0x42 bytes instead of NaN]"
 #define PERF_MIN_SAMPLES 10
 #define PERF_MAX_SAMPLES 2000
+#define PERF_MAX_SHAPES 64
+#define KJJ_MAX_OUTPUTS 16
+/* the probes of the trusted round-trip floor, before the candidate loads */
+#define FLOOR_PROBES 21
 
 struct errstat {
 	int64_t n, nbad, first_bad;
@@ -29,19 +36,100 @@ struct errstat {
 	double dot, gg, rr, l1num, l1den, sq;
 };
 
+struct judge;
+struct kjj_shape; /* a track's state for one binding */
+
+/* One call as the judge saw it. */
+struct kjj_call {
+	struct kj_call_result res;
+	double ms;      /* the time that goes into the verdict */
+	double wall_ms; /* the judge's own bound on it (its clock, the trusted floor taken off) */
+	int gap;        /* the worker's own time was below the judge's bound (work outside the
+			 * timed stream, or a forged time): ms is the bound */
+};
+
+/* A track: how shapes, inputs, calls and comparisons are done on it. */
+struct kjj_track {
+	const char *name;
+	/* 1: the worker is frozen between calls and the baseline is timed in
+	 * the performance stage, after the candidate's samples, while it stays
+	 * frozen (CPU); 0: the baseline is timed before the worker exists
+	 * (CUDA: kjj_baseline_prepass) */
+	int baseline_after_candidate;
+	int (*shape_init)(struct judge *j, int bind, struct kjj_shape **out);
+	void (*shape_free)(struct judge *j, struct kjj_shape *s);
+	/* fresh inputs for (seed, flavour) into the judge's pristine copies */
+	int (*gen)(struct judge *j, struct kjj_shape *s, uint64_t seed, kj_seed_flavour fl);
+	/* the fp64 reference, and the eager baseline, on the current inputs */
+	int (*run_ref)(struct judge *j, struct kjj_shape *s);
+	int (*run_base)(struct judge *j, struct kjj_shape *s);
+	/* inputs into the arena, outputs pre-filled (the NaN sentinel, or the
+	 * rerun's bytes when garbage), the call, its time (timed: a call of the
+	 * performance stage) */
+	int (*call)(struct judge *j, struct kjj_shape *s, int garbage, int timed, struct kjj_call *c);
+	/* *changed = 1 (verdict set) when an input differs from the pristine copy */
+	int (*inputs_changed)(struct judge *j, struct kjj_shape *s, kj_stage sg, int bind, int *changed);
+	/* the last call's outputs against the fp64 reference (record: as a check,
+	 * with the baseline's own error beside); *bad = 1 when the verdict was set */
+	int (*outputs)(struct judge *j, struct kjj_shape *s, int bind, int k, uint64_t seed,
+		       kj_seed_flavour fl, kj_stage sg, double ms, int record, int *bad);
+	/* the last call's outputs against the eager baseline's on the same inputs
+	 * (run_base done), within a bound that any output passing the task's
+	 * tolerance meets (stages.c: kjj_base_bound); *bad = 1 when set */
+	int (*outputs_vs_base)(struct judge *j, struct kjj_shape *s, int bind, int it, int *bad);
+	/* one timed run of the eager baseline on the current inputs */
+	int (*time_base)(struct judge *j, struct kjj_shape *s, double *ms);
+	/* the fp64 reference's cost on this shape, ms: decides how many timed
+	 * calls are verified against it (all of them when cheap) */
+	double (*ref_cost_ms)(struct judge *j, struct kjj_shape *s);
+	/* before LOAD: what a timed call on this perf shape costs with nothing
+	 * called, measured the way call() measures (NULL: the round trip of an
+	 * empty call is the whole floor, as on the CPU track) */
+	int (*probe_floor)(struct judge *j, int bind, double *ms);
+};
+
+extern const struct kjj_track kjj_track_cpu;
+extern const struct kjj_track kjj_track_cuda;
+
+struct kjj_base_time {
+	int have;
+	double ms, iqr_ms;
+	int n;
+};
+
 struct judge {
 	const kj_task *t;
 	const struct kj_eval_opts *o;
 	kj_verdict *v;
+	const struct kjj_track *track;
 	struct kj_worker w;
 	int worker_up;
-	size_t arena_size;
-	int64_t nop_ns;
+	const char *load_path; /* what LOAD loads (the object, or the Python candidate) */
+	int load_nptr;
+	double load_timeout_s;
+	struct kjj_py *py;     /* the Python track's state, else NULL */
+	int64_t floor_ns;      /* trusted round trip of an empty call, measured before LOAD */
 	struct kj_err *err;
+	/* baseline times measured before the worker started (CUDA), per perf shape */
+	struct kjj_base_time base[PERF_MAX_SHAPES];
+	/* the eager baseline's distance from the reference on each perf shape
+	 * and output (by output ordinal), the largest over the correctness
+	 * stage's declared-distribution seeds: its L2 norm over finite elements
+	 * and its count of non-finite disagreements; for the cheap check's
+	 * bound (kjj_base_bound) */
+	double base_l2[PERF_MAX_SHAPES][KJJ_MAX_OUTPUTS];
+	int64_t base_nf[PERF_MAX_SHAPES][KJJ_MAX_OUTPUTS];
+	/* CPU track */
+	size_t arena_size;
 	/* CUDA track */
 	kj_gpu *gpu;
 	void *garena;
 	size_t garena_size;
+	void *snap;            /* the judge's copy of the outputs at the reply */
+	size_t snap_size;
+	double floor_ms[PERF_MAX_SHAPES]; /* a timed call with nothing called, per perf shape,
+					   * measured before LOAD (probe_floor) */
+	int cur_perf;          /* the perf shape being timed, -1 outside the performance stage */
 	const kj_calib *calib; /* NULL when the device has none */
 };
 
@@ -64,9 +152,40 @@ int kjj_largest_check(const kj_task *t, int smallest);
  * bench shapes.  Returns the count. */
 int kjj_correctness_order(const kj_task *t, kj_backend b, int *order, int cap);
 int kjj_stage_static(struct judge *j, const char *src, size_t len);
+/* The arena's layout for a binding, the same on every track: the ABI's
+ * values (abi, nabi of them) in order, each at a 256-byte aligned offset
+ * (an empty tensor still takes a slot), their sizes in bytes, the arena's
+ * size, and the binding's dims.  Returns nabi, or an error (a task with
+ * more tensors or dims than a call carries). */
+int kjj_layout(struct judge *j, int bind, const kj_plan *plan, int *abi, uint64_t *off, size_t *bytes,
+	       size_t *arena, int64_t *dims);
+/* The index of bind among the track's perf shapes, or -1. */
+int kjj_perf_index(struct judge *j, int bind);
 int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
 		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,
 		      const struct errstat *st, const struct errstat *bst);
+
+/* The largest distance ||candidate - baseline||_2 that a candidate within
+ * the task's tolerance of the reference can be from the eager baseline's
+ * output, given the baseline's own distance from the reference measured in
+ * the correctness stage (base_l2): the triangle inequality on the per-element
+ * tolerance, with that measured distance counted four times over for the
+ * seed-to-seed spread.  bn2 is ||baseline||_2, babs1 its L1 norm, n the
+ * element count. */
+double kjj_base_bound(const kj_task *t, kj_dtype dt, double n, double bn2, double babs1,
+		      double base_l2);
+
+/* The stages (stages.c). */
+int kjj_stage_correctness(struct judge *j);
+int kjj_stage_perf(struct judge *j);
+/* Times the eager baseline of every perf shape the cache does not hold,
+ * before any worker of this candidate exists (the CUDA track). */
+int kjj_baseline_prepass(struct judge *j);
+
+/* Reads the worker's memory map after a call: a BLAS, LAPACK or vendor
+ * library mapped however it was loaded flags fallback (or rejects under the
+ * strict policy).  Returns 1 when the verdict was set. */
+int kjj_check_mapped_libs(struct judge *j);
 
 /* Calls fn(j, ctx, it, &rc) for it = 0, 1, ... (0 is a checked warm-up)
  * until the median of the samples settles within 0.5% (>= 10 samples), the
@@ -75,10 +194,11 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
 int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, int *), void *ctx,
 		    double *samples, int *ns, int *stable, int *rc);
 
-/* The CUDA track's stages (judge_gpu.c). */
-int kjj_gpu_correctness(struct judge *j);
-int kjj_gpu_perf(struct judge *j);
+/* CUDA track helpers (judge_gpu.c). */
 void kjj_gpu_release(struct judge *j);
+/* Baseline-timing cache (judge_gpu.c). */
+int kjj_baseline_load(struct judge *j, int bind, kj_perf *pf);
+void kjj_baseline_store(struct judge *j, int bind, const kj_perf *pf);
 
 /* The Python track (pyjudge.c): triton and kernelbench candidates run in
  * python/kjudge_pyworker.py, then through the CUDA track's stages. */
@@ -86,10 +206,14 @@ struct kjj_py {
 	char python[4096];  /* the interpreter */
 	char worker[4096];  /* kjudge_pyworker.py */
 	char cand[4400];    /* the candidate's source, content-addressed in the cache */
-	char cache[4096];   /* the cache folder (Triton's and torch's build caches live under it) */
+	char cache[4096];   /* the cache folder */
+	char build[4400];   /* this candidate's own build cache (Triton, torch extensions) */
 	char info[256];     /* "python 3.12.3, torch 2.11.0, triton 3.6.0" */
 	char *abi;          /* the ABI as JSON, owned */
 	char *argv[12];     /* the worker's argv, pointing into this struct */
+	char worker_in[256]; /* the worker script as the jail sees it */
+	char build_in[4400];
+	struct kj_jail *jail; /* the interpreter's folders, owned */
 };
 void kjj_py_init(struct kjj_py *py);
 void kjj_py_release(struct kjj_py *py);
@@ -100,9 +224,9 @@ char *kjj_py_abi_json(const kj_task *t);
  * to go on, 1 when a verdict was set, or a negative error (the judge cannot
  * run Python candidates here: the message says what is missing). */
 int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *py);
-/* Builds the worker's argv (py->argv; the ABI JSON in py->abi).  Returns 0
- * or KJ_E_NOMEM. */
-int kjj_py_argv(struct judge *j, struct kjj_py *py);
+/* Builds the worker's argv and jail (py->argv, py->jail; the ABI JSON in
+ * py->abi) for a jailed or an unconfined worker.  Returns 0 or an error. */
+int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined);
 /* Maps the Python worker's "compile error: " and "rejected: " replies to
  * their verdicts; 1 when it set one. */
 int kjj_py_map_error(struct judge *j, const struct kj_call_result *r);
