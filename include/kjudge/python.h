@@ -20,6 +20,18 @@
  * Returns 0, or KJ_E_USAGE when it does not fit in len bytes. */
 int kj_task_py_signature(const kj_task *t, kj_backend b, char *buf, size_t len);
 
+struct kj_jail;
+struct kj_err;
+/* The jail of a Python worker (include/kjudge/jail.h): the interpreter's
+ * folders (asked of it once per process: its prefixes and sys.path) read-only,
+ * the worker script staged as KJ_JAIL_STAGE/kjudge_pyworker.py, the build
+ * folder (Triton's and torch's caches of this candidate; may be NULL)
+ * read-write at its own path, the GPU.  exe gets the interpreter to run
+ * there (its sys.executable: a launcher such as pyenv's shim is not in the
+ * jail).  *out is malloc'd: free() it.  Returns 0, or an error with err set. */
+int kj_python_jail(const char *python, const char *script, const char *build, struct kj_jail **out,
+		   char *exe, size_t exe_len, struct kj_err *err);
+
 /* "torch.float32" for a task dtype. */
 const char *kj_dtype_torch_name(kj_dtype d);
 

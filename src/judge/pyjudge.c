@@ -27,6 +27,7 @@
 #include "judge/judge_internal.h"
 #include "kjudge/compile.h"
 #include "kjudge/fsutil.h"
+#include "kjudge/jail.h"
 #include "kjudge/python.h"
 
 #define PROBE_TIMEOUT_S 120.0
@@ -354,6 +355,7 @@ void kjj_py_init(struct kjj_py *py)
 void kjj_py_release(struct kjj_py *py)
 {
 	free(py->abi);
+	free(py->jail);
 	memset(py, 0, sizeof(*py));
 }
 
@@ -449,22 +451,141 @@ int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *
 	return rc;
 }
 
-int kjj_py_argv(struct judge *j, struct kjj_py *py)
+/* The folders an interpreter needs (its prefixes and every folder on its
+ * sys.path), asked of it once per process: a trusted run, no candidate
+ * code.  Returns a malloc'd JSON array text, or NULL. */
+static char *interpreter_folders(const char *python, struct kj_err *err)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char last_python[4096], *last;
+	char *argv[] = { (char *)python, "-I", "-c",
+			 "import json, os, sys\n"
+			 "d = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,\n"
+			 "     os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable))]\n"
+			 "d += [p for p in sys.path if p]\n"
+			 "d = sorted({os.path.realpath(p) for p in d if os.path.isdir(p)} | {os.path.dirname(sys.executable)})\n"
+			 "print(json.dumps([sys.executable] + d))\n",
+			 NULL };
+	char *out, *r = NULL;
+	int status, rc;
+	pthread_mutex_lock(&lock);
+	if (last && !strcmp(last_python, python)) {
+		r = strdup(last);
+		pthread_mutex_unlock(&lock);
+		return r;
+	}
+	if (!(out = malloc(OUT_CAP))) {
+		pthread_mutex_unlock(&lock);
+		kj_err_set(err, KJ_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	rc = run_capture(argv, PROBE_TIMEOUT_S, out, OUT_CAP, &status, err);
+	if (!rc && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out[0] == '[') {
+		free(last);
+		last = strdup(out);
+		snprintf(last_python, sizeof(last_python), "%s", python);
+		r = last ? strdup(last) : NULL;
+	} else if (!rc) {
+		kj_err_set(err, KJ_E_UNSUPPORTED, "%s did not say where its library folders are", python);
+	}
+	free(out);
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+int kj_python_jail(const char *python, const char *script, const char *build, struct kj_jail **out,
+		   char *exe, size_t exe_len, struct kj_err *err)
+{
+	json_error_t je;
+	json_t *arr;
+	char *text;
+	size_t i;
+	struct kj_jail *jl;
+	*out = NULL;
+	if (!(text = interpreter_folders(python, err)))
+		return err && err->code ? err->code : KJ_E_UNSUPPORTED;
+	arr = json_loads(text, 0, &je);
+	free(text);
+	if (!json_is_array(arr) || !json_string_value(json_array_get(arr, 0))) {
+		json_decref(arr);
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "%s gave no list of folders", python);
+	}
+	/* the interpreter itself, not a launcher (pyenv's shims are scripts
+	 * that exec it from folders the jail need not hold) */
+	snprintf(exe, exe_len, "%s", json_string_value(json_array_get(arr, 0)));
+	if (!(jl = calloc(1, sizeof(*jl) + (size_t)KJ_JAIL_MAX_PATHS * 4096))) {
+		json_decref(arr);
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	}
+	{
+		char *mem = (char *)(jl + 1);
+		int n = 0, first;
+		jl->paths[n].host = script;
+		jl->paths[n].inner = "kjudge_pyworker.py";
+		n++;
+		if (build) {
+			jl->paths[n].host = build;
+			jl->paths[n].rw = 1;
+			n++;
+		}
+		first = n;
+		for (i = 1; i < json_array_size(arr) && n < KJ_JAIL_MAX_PATHS; i++) {
+			const char *p = json_string_value(json_array_get(arr, i));
+			int inside = 0;
+			if (!p || p[0] != '/' || strlen(p) >= 4096)
+				continue;
+			/* a folder under one already given (or under /usr) comes with it */
+			if (!strncmp(p, "/usr/", 5) || !strcmp(p, "/usr"))
+				continue;
+			for (int k = first; k < n; k++) {
+				size_t l = strlen(jl->paths[k].host);
+				if (!strncmp(p, jl->paths[k].host, l) && (p[l] == '/' || p[l] == '\0'))
+					inside = 1;
+			}
+			if (inside)
+				continue;
+			snprintf(mem + (size_t)n * 4096, 4096, "%s", p);
+			jl->paths[n].host = mem + (size_t)n * 4096;
+			n++;
+		}
+		jl->npaths = n;
+	}
+	json_decref(arr);
+	jl->gpu = 1;
+	jl->library_path = 1;
+	/* torch extension builds and Triton's cache want room */
+	jl->tmp_bytes = (size_t)1 << 30;
+	*out = jl;
+	return 0;
+}
+
+int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined)
+{
+	int rc;
 	free(py->abi);
 	if (!(py->abi = kjj_py_abi_json(j->t)))
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	/* this candidate's own build cache */
+	snprintf(py->build, sizeof(py->build), "%s/pybuild/%.2s/%s", py->cache, j->v->sha256, j->v->sha256);
+	if (kj_mkdir_p(py->build) < 0)
+		return kj_err_sys(j->err, "cannot create '%s'", py->build);
+	free(py->jail);
+	py->jail = NULL;
+	if (!unconfined && (rc = kj_python_jail(py->python, py->worker, py->build, &py->jail, py->python,
+						sizeof(py->python), j->err)))
+		return rc;
+	snprintf(py->worker_in, sizeof(py->worker_in), "%s", unconfined ? py->worker : KJ_JAIL_STAGE "/kjudge_pyworker.py");
 	/* the worker's command line: the interpreter, isolated (-I: no user
 	 * site, no PYTHON* variables, no script folder on sys.path) */
 	py->argv[0] = py->python;
 	py->argv[1] = "-I";
-	py->argv[2] = py->worker;
+	py->argv[2] = py->worker_in;
 	py->argv[3] = "--backend";
 	py->argv[4] = (char *)kj_backend_name(j->o->backend);
 	py->argv[5] = "--abi";
 	py->argv[6] = py->abi;
 	py->argv[7] = "--cache";
-	py->argv[8] = py->cache;
+	py->argv[8] = py->build;
 	py->argv[9] = NULL;
 	if (getenv("KJ_PYWORKER_TRACE") && *getenv("KJ_PYWORKER_TRACE")) {
 		py->argv[9] = "--trace";

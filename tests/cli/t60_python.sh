@@ -15,7 +15,7 @@ if [ -z "$PY" ]; then
 fi
 
 expect_success "the worker's wire constants are wire.h's" '
-	for name in VERSION FD MAX_PTR MAX_DIM PATH_MAX SYM_MAX TEXT_MAX IPC_HANDLE CALL_TIMED; do
+	for name in VERSION FD MAX_PTR MAX_DIM PATH_MAX SYM_MAX TEXT_MAX IPC_HANDLE; do
 		c=$(sed -n "s/^#define KJ_WIRE_$name \([0-9]*\)u\{0,1\}.*/\1/p" "$KJ_ROOT/src/sandbox/wire.h")
 		p=$("$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w; print(w.WIRE_$name)")
 		echo "$name: wire.h $c, python $p"
@@ -28,14 +28,14 @@ expect_success "the worker's message sizes are the C structs' sizes" '
 	#include "sandbox/wire.h"
 	int main(void) {
 		unsigned t[] = {KJ_WIRE_HELLO, KJ_WIRE_LOAD, KJ_WIRE_ARENA, KJ_WIRE_CALL, KJ_WIRE_NOP,
-				KJ_WIRE_ARENA_CUDA, KJ_WIRE_OK, KJ_WIRE_ERROR};
-		for (int i = 0; i < 8; i++) printf("%u %zu\n", t[i], kj_wire_size(t[i]));
+				KJ_WIRE_ARENA_CUDA, KJ_WIRE_SETUP, KJ_WIRE_PROBE, KJ_WIRE_OK, KJ_WIRE_ERROR};
+		for (int i = 0; i < 10; i++) printf("%u %zu\n", t[i], kj_wire_size(t[i]));
 		return 0;
 	}
 	EOF
 	cc -std=c11 -I"$KJ_ROOT/src" -o "$TMP/sizes" "$TMP/sizes.c" && "$TMP/sizes" >"$TMP/c.txt" &&
 	"$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w
-for t in (w.HELLO, w.LOAD, w.ARENA, w.CALL, w.NOP, w.ARENA_CUDA, w.OK, w.ERROR): print(t, w.STRUCTS[t].size)" \
+for t in (w.HELLO, w.LOAD, w.ARENA, w.CALL, w.NOP, w.ARENA_CUDA, w.SETUP, w.PROBE, w.OK, w.ERROR): print(t, w.STRUCTS[t].size)" \
 		>"$TMP/p.txt" && cat "$TMP/c.txt" && diff "$TMP/c.txt" "$TMP/p.txt"'
 
 expect_success "shape expressions evaluate as the judge does (floor division)" '
@@ -52,8 +52,10 @@ expect_success "KJ_PYTHON that does not exist: exit 3, 'python3 not found'" '
 		"$KJ_ROOT/examples/solutions/triton/relu.py" 2>"$TMP/e"; rc=$?
 	cat "$TMP/e"; test $rc -eq 3 && grep -q "python3 not found" "$TMP/e"'
 
+# (bwrap named by KJ_BWRAP: the sandbox is checked before the interpreter)
+BWRAP=$(command -v bwrap || echo /usr/bin/bwrap)
 expect_success "no python3 on PATH: exit 3, 'python3 not found'" '
-	PATH=/nonexistent "$KJ" eval --backend kernelbench level1/relu \
+	KJ_BWRAP="$BWRAP" PATH=/nonexistent "$KJ" eval --backend kernelbench level1/relu \
 		"$KJ_ROOT/examples/solutions/kernelbench/relu.py" 2>"$TMP/e"; rc=$?
 	cat "$TMP/e"; test $rc -eq 3 && grep -q "python3 not found" "$TMP/e"'
 
