@@ -53,19 +53,31 @@ enum {
 	KJ_CLI_OPT_POLICY,
 	KJ_CLI_OPT_CACHE,
 	KJ_CLI_OPT_NO_CACHE,
-	KJ_CLI_OPT_SEED_SECRET
+	KJ_CLI_OPT_SEED_SECRET,
+	KJ_CLI_OPT_SEED_SECRET_FILE,
+	KJ_CLI_OPT_UNSAFE
 };
 #define KJ_CLI_JUDGE_LONGOPTS                                                                        \
 	{ "seeds", 1, 0, KJ_CLI_OPT_SEEDS }, { "no-perf", 0, 0, KJ_CLI_OPT_NO_PERF },                \
 	{ "timeout", 1, 0, KJ_CLI_OPT_TIMEOUT }, { "perf-budget", 1, 0, KJ_CLI_OPT_PERF_BUDGET },    \
-	{ "policy", 1, 0, KJ_CLI_OPT_POLICY }, { "cache", 1, 0, KJ_CLI_OPT_CACHE }
+	{ "policy", 1, 0, KJ_CLI_OPT_POLICY }, { "cache", 1, 0, KJ_CLI_OPT_CACHE },                  \
+	{ "unsafe-no-sandbox", 0, 0, KJ_CLI_OPT_UNSAFE },                                           \
+	{ "seed-secret-file", 1, 0, KJ_CLI_OPT_SEED_SECRET_FILE }
 /* Their --help wording, for each command's own column layout. */
 #define KJ_CLI_HELP_SEEDS "correctness seeds per shape (default 5)"
 #define KJ_CLI_HELP_NO_PERF "stop after correctness"
 #define KJ_CLI_HELP_TIMEOUT "watchdog per call in seconds (default 10)"
 #define KJ_CLI_HELP_PERF_BUDGET "timing budget per shape and side (default 1)"
 #define KJ_CLI_HELP_CACHE "compile cache (default $KJUDGE_CACHE or ~/.cache/kjudge)"
-#define KJ_CLI_HELP_JUDGE_BRIEF "  --seeds N, --no-perf, --timeout S, --perf-budget S, --policy flag|strict,\n"
+#define KJ_CLI_HELP_JUDGE_BRIEF                                                                  \
+	"  --seeds N, --no-perf, --timeout S, --perf-budget S, --policy flag|strict,\n"          \
+	"  --seed-secret-file F, --unsafe-no-sandbox,\n"
+#define KJ_CLI_HELP_UNSAFE                                                                       \
+	"compile and run candidates without the sandbox (bubblewrap's\n"                           \
+	"                       namespaces): only for code you trust; verdicts say unconfined"
+#define KJ_CLI_HELP_SECRET_FILE                                                                  \
+	"hidden-seed mode with the secret read from FILE (or set\n"                                \
+	"                       $KJUDGE_SEED_SECRET): keeps it off the command line"
 
 struct kj_eval_opts;
 /* Applies judge option opt (a KJ_CLI_OPT_ value) with its argument arg to o.
@@ -75,6 +87,10 @@ struct kj_eval_opts;
 int kj_cli_eval_option(const char *cmd, int opt, const char *arg, struct kj_eval_opts *o);
 /* $KJUDGE_SEED_SECRET, when set and o has no secret yet: hidden-seed mode. */
 void kj_cli_seed_secret_env(struct kj_eval_opts *o);
+/* Overwrites a --seed-secret value in the process's own argv, so that the
+ * secret does not stay readable in /proc/PID/cmdline (ps) for as long as the
+ * judge runs. */
+void kj_cli_scrub_secret(int argc, char **argv);
 /* A device list like 0,1: distinct numbers 0..255, at most cap of them, into
  * gpus[0..*n).  Returns 0, or -1 when s is not such a list. */
 int kj_cli_parse_gpus(const char *s, int *gpus, int *n, int cap);

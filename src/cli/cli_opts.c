@@ -5,6 +5,8 @@
  * the messages are the same in every command; each command still lists in
  * its own option table which of them it accepts (cli.h).
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,26 @@ int kj_cli_eval_option(const char *cmd, int opt, const char *arg, struct kj_eval
 		o->base_seed = kj_seed_from_secret(arg);
 		o->seed_hidden = 1;
 		return 1;
+	case KJ_CLI_OPT_SEED_SECRET_FILE: {
+		char buf[4096];
+		size_t n;
+		FILE *f = fopen(arg, "r");
+		if (!f)
+			return kj_cli_usage_error(cmd, "--seed-secret-file: cannot open '%s': %s", arg, strerror(errno));
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		buf[strcspn(buf, "\r\n")] = '\0'; /* the first line */
+		if (!buf[0])
+			return kj_cli_usage_error(cmd, "--seed-secret-file: '%s' holds no secret on its first line", arg);
+		o->base_seed = kj_seed_from_secret(buf);
+		o->seed_hidden = 1;
+		memset(buf, 0, sizeof(buf));
+		return 1;
+	}
+	case KJ_CLI_OPT_UNSAFE:
+		o->unconfined = 1;
+		return 1;
 	default:
 		return 0;
 	}
@@ -57,11 +79,30 @@ int kj_cli_eval_option(const char *cmd, int opt, const char *arg, struct kj_eval
 
 void kj_cli_seed_secret_env(struct kj_eval_opts *o)
 {
-	const char *s = getenv("KJUDGE_SEED_SECRET");
-	if (o->seed_hidden || !s || !*s)
+	const char *s = getenv("KJUDGE_SEED_SECRET"), *f = getenv("KJUDGE_SEED_SECRET_FILE");
+	if (o->seed_hidden)
 		return;
-	o->base_seed = kj_seed_from_secret(s);
-	o->seed_hidden = 1;
+	if (s && *s) {
+		o->base_seed = kj_seed_from_secret(s);
+		o->seed_hidden = 1;
+	} else if (f && *f) {
+		/* a file that cannot be read leaves the public seed; the option
+		 * (--seed-secret-file) says why instead */
+		kj_cli_eval_option("kjudge", KJ_CLI_OPT_SEED_SECRET_FILE, f, o);
+	}
+}
+
+void kj_cli_scrub_secret(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		char *v = NULL;
+		if (!strcmp(argv[i], "--seed-secret") && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(argv[i], "--seed-secret=", 14))
+			v = argv[i] + 14;
+		if (v)
+			memset(v, 'x', strlen(v));
+	}
 }
 
 int kj_cli_parse_gpus(const char *s, int *gpus, int *n, int cap)

@@ -116,8 +116,13 @@ int cmd_eval(int argc, char **argv)
 			     "  --cache DIR          " KJ_CLI_HELP_CACHE "\n"
 			     "  --no-cache           always recompile\n"
 			     "  --quiet              no progress on stderr\n"
-			     "  --seed-secret S      hidden-seed mode: inputs from a seed derived from S (also\n"
-			     "                       $KJUDGE_SEED_SECRET); the verdict does not print it\n\n"
+			     "  --seed-secret-file F " KJ_CLI_HELP_SECRET_FILE "\n"
+			     "  --seed-secret S      the same with S itself: visible to other users' ps until the\n"
+			     "                       judge starts (it then overwrites it); the verdict never prints it\n"
+			     "  --unsafe-no-sandbox  " KJ_CLI_HELP_UNSAFE "\n\n"
+			     "Candidates are built and run in a sandbox (bubblewrap: new user, PID, mount, IPC,\n"
+			     "network and UTS namespaces, an unprivileged uid, a seccomp allowlist); without\n"
+			     "bubblewrap kjudge refuses to judge (exit 3) unless told --unsafe-no-sandbox.\n\n"
 			     "exit status: 0 pass, 1 the candidate failed, 2 usage error, 3 the judge failed");
 			return KJ_EXIT_OK;
 		default:
@@ -128,6 +133,7 @@ int cmd_eval(int argc, char **argv)
 	}
 	if (optind != argc - 2)
 		return kj_cli_usage_error("eval", "expected TASK and FILE");
+	kj_cli_scrub_secret(argc, argv);
 	kj_cli_seed_secret_env(&o);
 	{
 		size_t n = strlen(argv[optind + 1]);
@@ -179,12 +185,13 @@ int cmd_eval(int argc, char **argv)
 int cmd_demo(int argc, char **argv)
 {
 	static const struct option lo[] = { { "backend", 1, 0, 'b' }, { "help", 0, 0, 'h' },
-					    { "quick", 0, 0, 'k' }, { 0, 0, 0, 0 } };
+					    { "quick", 0, 0, 'k' }, { "unsafe-no-sandbox", 0, 0, 'U' },
+					    { 0, 0, 0, 0 } };
 	struct kj_eval_opts o;
 	kj_backend be = kj_gpu_available() ? KJ_BACKEND_CUDA : KJ_BACKEND_CPU;
 	char worker[PATH_MAX + 32], inc[PATH_MAX + 32];
 	const char *dirs[2] = { "solutions", "broken" };
-	int c, total = 0, agree = 0, judge_fail = 0, quick = 0;
+	int c, total = 0, agree = 0, judge_fail = 0, quick = 0, unconfined = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c == 'b') {
@@ -193,13 +200,17 @@ int cmd_demo(int argc, char **argv)
 							  "kernelbench)", optarg);
 		} else if (c == 'k') {
 			quick = 1;
+		} else if (c == 'U') {
+			unconfined = 1;
 		} else if (c == 'h') {
-			puts("usage: kjudge demo [--backend cpu|cuda] [--quick]\n\n"
+			puts("usage: kjudge demo [--backend cpu|cuda] [--quick] [--unsafe-no-sandbox]\n\n"
 			     "Judges every shipped example candidate (examples/solutions/BACKEND and\n"
 			     "examples/broken/BACKEND) and prints a verdict table: the honest solutions must\n"
 			     "(the backend is cuda when a CUDA device is present, else cpu)\n"
 			     "pass, each broken one must get the verdict its kjudge-case header declares.\n"
-			     "--quick skips timing.  Exit 0 when every verdict is as expected.");
+			     "--quick skips timing.  Exit 0 when every verdict is as expected.\n"
+			     "Candidates run in the sandbox (bubblewrap); without it the demo refuses to\n"
+			     "judge unless told --unsafe-no-sandbox.");
 			return KJ_EXIT_OK;
 		} else
 			return kj_cli_usage_error("demo", "unknown option");
@@ -209,6 +220,7 @@ int cmd_demo(int argc, char **argv)
 	o.call_timeout_s = 3;
 	o.perf_budget_s = 0.3;
 	o.no_perf = quick;
+	o.unconfined = unconfined;
 	setup_paths(&o, worker, sizeof(worker), inc, sizeof(inc));
 	if (be == KJ_BACKEND_CUDA && kj_gpu_available() && kj_gpu_open(0, &o.gpu, NULL))
 		o.gpu = NULL;

@@ -88,6 +88,7 @@ struct worker {
 	int max_attempts;
 	int wait;
 	int quiet;
+	int unconfined; /* --unsafe-no-sandbox */
 	char host[128];
 	char cache_dir[PATH_MAX];
 	char worker_path[PATH_MAX + 32], include_dir[PATH_MAX + 32];
@@ -176,6 +177,7 @@ static int run_opts(struct worker *w, const struct kj_cluster_job *j, struct kj_
 		e->o.worker_path = w->worker_path;
 		e->o.include_dir = w->include_dir;
 		e->o.cache_dir = w->cache_dir;
+		e->o.unconfined = w->unconfined;
 		kj_cli_seed_secret_env(&e->o);
 		kj_store_cache_key(&e->o, e->cache_key, sizeof(e->cache_key));
 	}
@@ -436,6 +438,8 @@ static void usage(void)
 	     "  --wait            keep polling when the queue is empty (default: exit)\n"
 	     "  --poll S          seconds between polls of an empty queue (default 1)\n"
 	     "  --cache DIR       " KJ_CLI_HELP_CACHE "\n"
+	     "  --unsafe-no-sandbox\n"
+	     "                    run candidates without the sandbox: only code you trust\n"
 	     "  --json            print a JSON summary on stdout\n"
 	     "  --quiet           no messages on stderr but errors\n\n"
 	     "exit status: 0 the queue is drained, 1 interrupted, 2 usage error,\n"
@@ -449,7 +453,7 @@ int cmd_worker(int argc, char **argv)
 		{ "workers", 1, 0, 'W' }, { "run", 1, 0, 'r' },     { "lease", 1, 0, 'l' },
 		{ "max-attempts", 1, 0, 'm' }, { "wait", 0, 0, 'w' }, { "poll", 1, 0, 'p' },
 		{ "cache", 1, 0, 'c' },   { "json", 0, 0, 'j' },    { "quiet", 0, 0, 'q' },
-		{ "help", 0, 0, 'h' },    { 0, 0, 0, 0 }
+		{ "help", 0, 0, 'h' },    { "unsafe-no-sandbox", 0, 0, 'U' }, { 0, 0, 0, 0 }
 	};
 	static struct worker w;
 	struct kj_err err;
@@ -512,6 +516,9 @@ int cmd_worker(int argc, char **argv)
 			break;
 		case 'c':
 			cache_arg = optarg;
+			break;
+		case 'U':
+			w.unconfined = 1;
 			break;
 		case 'j':
 			json = 1;

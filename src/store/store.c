@@ -1114,9 +1114,11 @@ void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len)
 	/* the seed only as a hash: a hidden seed must not be readable here */
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->base_seed);
 	kj_sha256_hex(seed, strlen(seed), sh);
-	snprintf(buf, len, "seeds=%d;perf=%d;timeout=%g;budget=%g;policy=%s;seed=%.12s", o->seeds,
+	/* jail: verdicts of a judge with the sandbox (and its trusted timing)
+	 * are not mixed with older or unconfined ones */
+	snprintf(buf, len, "seeds=%d;perf=%d;timeout=%g;budget=%g;policy=%s;seed=%.12s;jail=%d", o->seeds,
 		 o->no_perf ? 0 : 1, o->call_timeout_s, o->perf_budget_s,
-		 o->policy == KJ_POLICY_STRICT ? "strict" : "flag", sh);
+		 o->policy == KJ_POLICY_STRICT ? "strict" : "flag", sh, o->unconfined ? 0 : 1);
 }
 
 int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c, struct kj_err *err)
