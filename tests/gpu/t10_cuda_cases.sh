@@ -2,7 +2,8 @@
 # The CUDA track on a real GPU: judges every CUDA case file
 # (examples/solutions/cuda, examples/broken/cuda, examples/redteam/*.cu) and
 # asserts the verdict and flag its kjudge-case header declares.
-# KJ_CASES_ONLY=a,b picks case files by path; KJ_CASES_LOG=FILE appends one
+# KJ_CASES_ONLY=a,b picks case files by path; KJ_CASES_BUDGET=S sets --perf-budget
+# (default 0.5); KJ_CASES_LOG=FILE appends one
 # line per case with its verdict and speedup over the baseline.
 . "$(dirname "$0")/../cli/lib.sh"
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -28,7 +29,7 @@ for f in "$KJ_ROOT"/examples/solutions/cuda/*.cu "$KJ_ROOT"/examples/broken/cuda
 	want_rc=1
 	[ "$expect" = pass ] && want_rc=0
 	expect_success "$rel: $expect${flag:+ flag=$flag}" '
-		"$KJ" eval --json --quiet --timeout 10 --perf-budget 0.5 "'"$task"'" "'"$f"'" >"$TMP/v.json"; rc=$?
+		"$KJ" eval --json --quiet --timeout 10 --perf-budget ${KJ_CASES_BUDGET:-0.5} "'"$task"'" "'"$f"'" >"$TMP/v.json"; rc=$?
 		st=$(json_get "$TMP/v.json" status)
 		echo "status $st rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup): $(json_get "$TMP/v.json" reason)"
 		# KJ_CASES_LOG=FILE: one line per case (verdict, speedup) for the session summary
