@@ -54,6 +54,7 @@ struct kj_jail {
 	int library_path;  /* every absolute folder on $LD_LIBRARY_PATH, read-only */
 	int info;          /* report the sandbox's pid 1 on a pipe (kj_jail_exec.info_r) */
 	size_t tmp_bytes;  /* size of the private /tmp, 0 = 256 MiB */
+	int no_proc;       /* no /proc at all (compilers: an #include of /proc/self/... fails) */
 };
 
 struct kj_jail_exec {

@@ -682,6 +682,9 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 	memset(&jl, 0, sizeof(jl));
 	jl.unconfined = o->unconfined;
 	jl.scratch = tmpdir;
+	/* gcc, clang and nvcc need no /proc; without one, an #include or
+	 * .incbin of /proc/self/environ or /proc/cpuinfo is a missing file */
+	jl.no_proc = 1;
 	/* the candidate header, and nothing else of kjudge's */
 	jl.paths[0].host = hdr;
 	jl.paths[0].inner = tc->header;

@@ -523,8 +523,10 @@ int kj_jail_prepare(struct kj_jail_exec *x, const struct kj_jail *j, const char 
 	arg(&b, "/dev");
 	if (j->gpu)
 		gpu_devices(&b);
-	arg(&b, "--proc");
-	arg(&b, "/proc");
+	if (!j->no_proc) {
+		arg(&b, "--proc");
+		arg(&b, "/proc");
+	}
 	arg(&b, "--size");
 	argf(&b, "%zu", j->tmp_bytes ? j->tmp_bytes : DEF_TMP_BYTES);
 	arg(&b, "--tmpfs");

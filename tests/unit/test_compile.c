@@ -158,6 +158,14 @@ static void test_jail(void)
 	ok(r.log && !strstr(r.log, "KJ-HOST-SECRET"), "and no byte of it reaches the log");
 	kj_compile_result_release(&r);
 
+	setenv("KJ_TEST_ENV_MARKER", "KJ-JUDGE-ENV-4c1e", 1);
+	compile("#include \"/proc/self/environ\"\nint f(void) { return 0; }\n", &o, &r, &e);
+	is_int(r.ok, 0, "the compiler's jail has no /proc: /proc/self/environ is not there to include");
+	like(r.log, "/proc/self/environ: No such file or directory", "the compiler says it is missing");
+	ok(r.log && !strstr(r.log, "KJ-JUDGE-ENV-4c1e"), "and nothing of the judge's environment is in the log");
+	kj_compile_result_release(&r);
+	unsetenv("KJ_TEST_ENV_MARKER");
+
 	o.mem_limit = (size_t)256 << 20;
 	compile("#include \"/dev/zero\"\n", &o, &r, &e);
 	is_int(r.ok, 0, "an endless include fails");
