@@ -28,6 +28,7 @@
 #define KJUDGE_JAIL_H
 
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "kjudge/err.h"
@@ -98,8 +99,14 @@ int kj_jail_child_lift(struct kj_jail_exec *x);
  * `keep` right after them (the caller's close-on-exec error pipe, say, put
  * at first_fd + nfd before this call).  0 or -1. */
 int kj_jail_child_place(struct kj_jail_exec *x, int keep);
-/* In the child, last before exec: the uid drop.  0 or -1 (errno). */
-int kj_jail_child_drop(const struct kj_jail_exec *x);
+/* In the child, last before exec, after the caller's other limits: an
+ * empty capability bounding set (unless bwrap must keep the judge's root
+ * to map the sandbox's uid: a jail that does not drop it, under a root
+ * judge; bwrap gives the sandbox none), no ambient capabilities, the uid
+ * drop, then *nproc as RLIMIT_NPROC (when nproc is given and the uid was
+ * dropped: only then is the count the sandbox's alone) and no new
+ * privileges.  0 or -1 (errno). */
+int kj_jail_child_drop(const struct kj_jail_exec *x, const struct rlimit *nproc);
 
 /* In the parent after fork: closes the child's ends. */
 void kj_jail_parent_after_fork(struct kj_jail_exec *x);

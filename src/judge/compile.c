@@ -313,21 +313,13 @@ static int run_jailed(const struct kj_jail *jl, char *const argv[], const char *
 		if (kj_jail_child_place(&x, 1) < 0)
 			_exit(127);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/* as for the worker (worker_client.c): a root bwrap that keeps
-		 * the judge's uid needs its capabilities */
-		if (x.unconfined || x.drop || geteuid() != 0)
-			for (int c = 0; c < 64; c++)
-				prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0);
 		if (setrlimit(RLIMIT_AS, &lim->as) < 0 || setrlimit(RLIMIT_CPU, &lim->cpu) < 0 ||
 		    setrlimit(RLIMIT_FSIZE, &lim->fsize) < 0 || setrlimit(RLIMIT_CORE, &lim->core) < 0)
 			_exit(127);
 		if (x.unconfined && cwd_unconfined && chdir(cwd_unconfined) < 0)
 			_exit(127);
-		if (kj_jail_child_drop(&x) < 0)
+		if (kj_jail_child_drop(&x, &lim->nproc) < 0)
 			_exit(127);
-		if (x.drop)
-			setrlimit(RLIMIT_NPROC, &lim->nproc);
-		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 		if (x.unconfined)
 			execvpe(x.path, x.argv, env);
 		else

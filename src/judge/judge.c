@@ -427,6 +427,17 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
+/* The Python worker's "kjudge-env: " errors: its interpreter lacks what
+ * the backend needs (torch, Triton, a GPU); the judge's error, not a
+ * verdict.  0 for any other reply. */
+static int py_env_error(struct judge *j, const struct kj_call_result *res)
+{
+	if (res->status != KJ_CALL_ERROR || strncmp(res->msg, "kjudge-env: ", 12))
+		return 0;
+	return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
+			  kj_backend_name(j->o->backend), res->msg + 12);
+}
+
 /* Starts the worker, measures the trusted round-trip floor before the
  * candidate exists in it, and loads the candidate.  Returns 0 (a failed load
  * sets the verdict), or an error. */
@@ -471,9 +482,8 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 	if (j->gpu) {
 		if ((rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err)))
 			return rc;
-		if (python && res.status == KJ_CALL_ERROR && !strncmp(res.msg, "kjudge-env: ", 12))
-			return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
-					  kj_backend_name(o->backend), res.msg + 12);
+		if (python && (rc = py_env_error(j, &res)))
+			return rc;
 		if (res.status != KJ_CALL_OK)
 			return kj_err_set(j->err, KJ_E_WORKER, "the worker could not set up its device: %s",
 					  res.msg);
@@ -504,17 +514,16 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 	if ((rc = kj_worker_load(&j->w, j->load_path, j->t->name, j->load_nptr, j->t->nsyms, j->load_timeout_s,
 				 &res, j->err)))
 		return rc;
-	if (python && res.status == KJ_CALL_ERROR && !strncmp(res.msg, "kjudge-env: ", 12))
-		return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
-				  kj_backend_name(o->backend), res.msg + 12);
+	if (python && (rc = py_env_error(j, &res)))
+		return rc;
 	if (python && kjj_py_map_error(j, &res))
 		return 0;
 	if (res.status == KJ_CALL_ERROR) {
 		kjj_fail(j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
 		return 0;
 	}
-	if (kjj_call_failed(j, &res, KJ_STAGE_CALL, kjj_largest_check(j->t, 1)) || kjj_check_mapped_libs(j))
-		return 0;
+	if (!kjj_call_failed(j, &res, KJ_STAGE_CALL, kjj_largest_check(j->t, 1)))
+		kjj_check_mapped_libs(j);
 	return 0;
 }
 

@@ -449,12 +449,6 @@ static int gpu_time_base(struct judge *j, struct kjj_shape *s, double *ms)
 	return kj_gpu_time_exec(j->gpu, s->base, 1, ms, j->err);
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double gpu_ref_cost_ms(struct judge *j, struct kjj_shape *s)
 {
 	double t0 = kjj_now_s();
@@ -463,25 +457,6 @@ static double gpu_ref_cost_ms(struct judge *j, struct kjj_shape *s)
 		return 1e9; /* the error shows again in the loop */
 	return (kjj_now_s() - t0) * 1e3;
 }
-
-static int gpu_probe_floor(struct judge *j, int bind, double *ms);
-
-const struct kjj_track kjj_track_cuda = {
-	.name = "cuda",
-	.baseline_after_candidate = 0,
-	.shape_init = gpu_shape_init,
-	.shape_free = gpu_shape_free,
-	.gen = gpu_gen,
-	.run_ref = gpu_run_ref,
-	.run_base = gpu_run_base,
-	.call = gpu_call,
-	.inputs_changed = gpu_inputs_changed,
-	.outputs = gpu_outputs,
-	.outputs_vs_base = gpu_outputs_vs_base,
-	.time_base = gpu_time_base,
-	.ref_cost_ms = gpu_ref_cost_ms,
-	.probe_floor = gpu_probe_floor,
-};
 
 /* Before LOAD, with the worker's own code alone in it: the whole timed
  * path on this shape (inputs in, flush, a PROBE through the worker's call
@@ -512,13 +487,32 @@ static int gpu_probe_floor(struct judge *j, int bind, double *ms)
 			xs[r] = (kjj_now_s() - t0) * 1e3;
 		}
 		if (!rc) {
-			qsort(xs, FLOOR_REPS, sizeof(double), cmp_d);
-			*ms = xs[FLOOR_REPS / 2];
+			double iqr;
+			int stable;
+			kj_timing_summary(xs, FLOOR_REPS, ms, &iqr, &stable);
 		}
 	}
 	gpu_shape_free(j, s);
 	return rc;
 }
+
+const struct kjj_track kjj_track_cuda = {
+	.name = "cuda",
+	.baseline_after_candidate = 0,
+	.shape_init = gpu_shape_init,
+	.shape_free = gpu_shape_free,
+	.gen = gpu_gen,
+	.run_ref = gpu_run_ref,
+	.run_base = gpu_run_base,
+	.call = gpu_call,
+	.inputs_changed = gpu_inputs_changed,
+	.outputs = gpu_outputs,
+	.outputs_vs_base = gpu_outputs_vs_base,
+	.time_base = gpu_time_base,
+	.ref_cost_ms = gpu_ref_cost_ms,
+	.probe_floor = gpu_probe_floor,
+};
+
 
 int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_seed, int nseeds,
 			  kj_base_err *out, int max, int *nout, struct kj_err *err)

@@ -340,8 +340,9 @@ struct perf_ctx {
 
 /* One timed call on fresh inputs (a new seed every call, so nothing a
  * candidate remembers from an earlier call applies), its outputs checked. */
-static double candidate_sample(struct judge *j, struct perf_ctx *c, int it, int *rc)
+static double candidate_sample(struct judge *j, void *vc, int it, int *rc)
 {
+	struct perf_ctx *c = vc;
 	struct kjj_call call;
 	int stop = 0, bad = 0, verify;
 	char extra[64];
@@ -378,8 +379,9 @@ static double candidate_sample(struct judge *j, struct perf_ctx *c, int it, int 
 	return call.ms;
 }
 
-static double baseline_sample(struct judge *j, struct perf_ctx *c, int it, int *rc)
+static double baseline_sample(struct judge *j, void *vc, int it, int *rc)
 {
+	struct perf_ctx *c = vc;
 	double ms = 0;
 	*rc = 0;
 	if ((*rc = j->track->gen(j, c->s, kj_seed_for(j->o->base_seed ^ 0x626173ULL, (uint64_t)it),
@@ -399,30 +401,13 @@ static double baseline_sample(struct judge *j, struct perf_ctx *c, int it, int *
 static int timing_loop(struct judge *j, struct perf_ctx *c, double *cs, int *ncs, double *bs, int *nbs,
 		       int *rc)
 {
-	double t0 = kjj_now_s();
-	*ncs = *nbs = 0;
-	for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
-		double ms = candidate_sample(j, c, it, rc);
-		if (ms < 0)
-			return -1;
-		if (it > 0)
-			cs[(*ncs)++] = ms;
-		if (*ncs >= PERF_MIN_SAMPLES && (settled(cs, *ncs) || kjj_now_s() - t0 > j->o->perf_budget_s))
-			break;
-	}
+	int stable;
+	*nbs = 0;
+	if (kjj_timing_loop(j, candidate_sample, c, cs, ncs, &stable, rc) < 0)
+		return -1;
 	if (!j->track->baseline_after_candidate)
 		return 0;
-	t0 = kjj_now_s();
-	for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
-		double ms = baseline_sample(j, c, it, rc);
-		if (ms < 0)
-			return -1;
-		if (it > 0)
-			bs[(*nbs)++] = ms;
-		if (*nbs >= PERF_MIN_SAMPLES && (settled(bs, *nbs) || kjj_now_s() - t0 > j->o->perf_budget_s))
-			break;
-	}
-	return 0;
+	return kjj_timing_loop(j, baseline_sample, c, bs, nbs, &stable, rc);
 }
 
 static void roofline(struct judge *j, struct kjj_shape *s, kj_perf *pf, const kj_plan *plan, int *scored)

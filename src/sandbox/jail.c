@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -648,14 +649,23 @@ int kj_jail_child_place(struct kj_jail_exec *x, int keep)
 	return 0;
 }
 
-int kj_jail_child_drop(const struct kj_jail_exec *x)
+int kj_jail_child_drop(const struct kj_jail_exec *x, const struct rlimit *nproc)
 {
-	if (!x->drop)
-		return 0;
-	if (setgroups(0, NULL) < 0 || setresgid(x->gid, x->gid, x->gid) < 0 ||
-	    setresuid(x->uid, x->uid, x->uid) < 0)
+	/* A root judge would hand the child every capability at exec,
+	 * CAP_SYS_PTRACE included, which overrides the judge's non-dumpable
+	 * guard.  Without CAP_SETPCAP (an ordinary user) the drops fail, and
+	 * there is nothing to drop.  Before the uid drop, while the rights to
+	 * make them are still there. */
+	if (x->unconfined || x->drop || geteuid() != 0)
+		for (int cap = 0; cap < 64; cap++)
+			prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0);
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (x->drop && (setgroups(0, NULL) < 0 || setresgid(x->gid, x->gid, x->gid) < 0 ||
+			setresuid(x->uid, x->uid, x->uid) < 0))
 		return -1;
-	return 0;
+	if (nproc && x->drop && setrlimit(RLIMIT_NPROC, nproc) < 0)
+		return -1;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -1 : 0;
 }
 
 void kj_jail_parent_after_fork(struct kj_jail_exec *x)

@@ -628,7 +628,7 @@ static void child_run(struct child_plan *c)
 {
 	struct sigaction sa;
 	sigset_t none;
-	int s, l, nul, sig, cap;
+	int s, l, nul, sig;
 
 	/* Lift every descriptor that must survive above the ones dup2 writes,
 	 * so that no dup2 below overwrites another; until fd 2 is the log pipe
@@ -651,19 +651,6 @@ static void child_run(struct child_plan *c)
 		child_die("PR_SET_PDEATHSIG");
 	if (getppid() != c->parent)
 		_exit(127);
-	/* A judge running as root would hand the worker every capability at
-	 * exec, CAP_SYS_PTRACE included, which overrides the judge's
-	 * non-dumpable guard.  An empty bounding set leaves the worker none.
-	 * Without CAP_SETPCAP (an ordinary user) the drops fail, and there is
-	 * nothing to drop.  The uid drop comes after, while the rights to
-	 * make it are still there. */
-	/* A root judge whose jail keeps its uid (a folder the jail binds is not
-	 * reachable by the sandbox's uid) runs bwrap as root: bwrap needs its
-	 * capabilities to map the sandbox's uid, and gives the sandbox none. */
-	if (c->jx->unconfined || c->jx->drop || geteuid() != 0)
-		for (cap = 0; cap < 64; cap++)
-			prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0);
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	/* The judge's ignored or blocked signals would survive exec and could
 	 * stop SIGXCPU or SIGPIPE from ending a runaway worker. */
 	memset(&sa, 0, sizeof(sa));
@@ -684,14 +671,10 @@ static void child_run(struct child_plan *c)
 		child_die("RLIMIT_CORE");
 	if (setrlimit(RLIMIT_NOFILE, &c->nofile) < 0)
 		child_die("RLIMIT_NOFILE");
-	if (kj_jail_child_drop(c->jx) < 0)
+	/* capabilities, the sandbox's uid, its process count (all jails of
+	 * that uid together), no new privileges */
+	if (kj_jail_child_drop(c->jx, c->set_nproc ? &c->nproc : NULL) < 0)
 		child_die("switching to the sandbox's uid");
-	/* processes of the sandbox's uid, all jails together: only meaningful
-	 * once that uid is not the judge's */
-	if (c->set_nproc && c->jx->drop && setrlimit(RLIMIT_NPROC, &c->nproc) < 0)
-		child_die("RLIMIT_NPROC");
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		child_die("PR_SET_NO_NEW_PRIVS");
 	execve(c->jx->path, c->jx->argv, c->penv ? c->penv : c->envp);
 	child_die("exec of the worker");
 }
@@ -967,21 +950,17 @@ int kj_worker_load(struct kj_worker *w, const char *so_path, const char *symbol,
 				  "%d pointer and %d dimension arguments: at most %d and %d",
 				  nptr, ndim, KJ_WIRE_MAX_PTR, KJ_WIRE_MAX_DIM);
 	/* the object enters the jail as a read-only staged file */
-	if (w->jx && !w->jx->unconfined) {
-		const char *base = strrchr(so_path, '/');
+	/* a missing file goes on to the worker by its path, and its dlopen
+	 * says so */
+	if (w->jx && !w->jx->unconfined && access(so_path, F_OK) == 0) {
+		const char *base = strrchr(so_path, '/'), *ext;
 		char name[96];
 		int rc;
 		base = base ? base + 1 : so_path;
-		snprintf(name, sizeof(name), "load%d%s", w->nstaged++,
-			 strrchr(base, '.') && strlen(strrchr(base, '.')) < 16 ? strrchr(base, '.') : "");
-		/* a missing file goes on to the worker, whose dlopen says so */
-		if ((rc = kj_jail_stage(w->jx, so_path, name, staged, sizeof(staged), err)) &&
-		    access(so_path, F_OK) == 0)
+		ext = strrchr(base, '.');
+		snprintf(name, sizeof(name), "load%d%s", w->nstaged++, ext && strlen(ext) < 16 ? ext : "");
+		if ((rc = kj_jail_stage(w->jx, so_path, name, staged, sizeof(staged), err)))
 			return rc;
-		if (rc) {
-			kj_err_init(err);
-			snprintf(staged, sizeof(staged), "%s/%s", KJ_JAIL_STAGE, name);
-		}
 		so_path = staged;
 		pl = strlen(so_path);
 	}

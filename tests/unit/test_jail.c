@@ -19,6 +19,7 @@
 
 #include "kjudge/jail.h"
 #include "kjudge/sandbox.h"
+#include "so_testlib.h"
 #include "tap.h"
 
 static char dir[256], worker_path[4096], scratch[512], secret[600];
@@ -61,26 +62,14 @@ static const char src_idle[] = "#include <stdint.h>\nvoid idle(int64_t *o) { o[0
 
 static int build_lib(const char *name, const char *src)
 {
-	char path[512], cmd[2600];
-	FILE *f;
-	snprintf(path, sizeof(path), "%s/%s.c", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(src, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O1 -shared -fPIC '-DSECRET=\"%s\"' -o %s/%s.so %s", secret,
-		 dir, name, path);
-	return system(cmd);
+	char extra[700];
+	snprintf(extra, sizeof(extra), "'-DSECRET=\"%s\"'", secret);
+	return kjt_build_so(dir, name, src, extra);
 }
 
 static const char *lib(const char *name)
 {
-	static char p[4][512];
-	static int i;
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof(p[i]), "%s/%s.so", dir, name);
-	return p[i];
+	return kjt_so_path(dir, name);
 }
 
 /* The state letter of a process (R, S, T...), or '?'. */
@@ -113,6 +102,39 @@ static long proc_uid(pid_t pid)
 			uid = strtol(line + 4, NULL, 10);
 	fclose(f);
 	return uid;
+}
+
+/* A "Name:\tvalue" line of /proc/pid/status into out ("?" when none). */
+static const char *proc_status(pid_t pid, const char *name, char *out, size_t len)
+{
+	char path[64], line[256];
+	size_t n = strlen(name);
+	FILE *f;
+	snprintf(out, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return out;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':') {
+			char *v = line + n + 1;
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = '\0';
+			snprintf(out, len, "%s", v);
+			break;
+		}
+	fclose(f);
+	return out;
+}
+
+/* No capability in any set, and no way to gain one by exec. */
+static void no_privileges(pid_t pid, const char *who)
+{
+	static const char *const sets[] = { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" };
+	char v[64];
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		is_str(proc_status(pid, sets[i], v, sizeof(v)), "0000000000000000", "%s: %s is empty", who,
+		       sets[i]);
+	is_str(proc_status(pid, "NoNewPrivs", v, sizeof(v)), "1", "%s: no new privileges", who);
 }
 
 static int start(struct kj_worker *w, int freeze, struct kj_err *err)
@@ -158,6 +180,7 @@ static void test_inside(void)
 	is_int(o[10], -EPERM, "and once the calls begin, nothing can be opened at all");
 	ok(w.wpid > 0 && w.wpid != w.pid, "the judge knows the worker's own pid (%d) beside the jail's (%d)",
 	   (int)w.wpid, (int)w.pid);
+	no_privileges(w.wpid, "the jailed worker");
 	if (geteuid() == 0)
 		is_int(proc_uid(w.wpid), KJ_JAIL_UID, "a root judge's worker runs as uid %d outside too",
 		       KJ_JAIL_UID);
@@ -228,6 +251,7 @@ static void test_unconfined(void)
 	if (!ok(kj_worker_start(&w, &o, &err) == 0, "an unconfined worker starts (%s)", err.msg))
 		return;
 	is_int(w.wpid, w.pid, "unconfined, the worker is the judge's child itself");
+	no_privileges(w.wpid, "the unconfined worker");
 	kj_worker_arena(&w, 4096, &err);
 	kj_worker_load(&w, lib("look"), "look", 1, 0, 30, &res, &err);
 	kj_worker_call(&w, off, 1, NULL, 0, 30, &res, &err);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kjudge/sandbox.h"
+#include "so_testlib.h"
 #include "tap.h"
 
 static char dir[256], worker_path[4096], scratch[512];
@@ -170,17 +171,7 @@ static const char src_raise[] = PROBE_HEAD "void k(int64_t *o) { (void)o; raise(
 
 static int build_lib(const char *name, const char *src)
 {
-	char path[512], cmd[2048];
-	FILE *f;
-	snprintf(path, sizeof(path), "%s/%s.c", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(src, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O1 -shared -fPIC -o %s/%s.so %s -lpthread", dir,
-		 name, path);
-	return system(cmd);
+	return kjt_build_so(dir, name, src, "-lpthread");
 }
 
 static int build_probe(const char *name, const char *body, const char *ctor)
@@ -196,9 +187,7 @@ static int build_probe(const char *name, const char *body, const char *ctor)
 
 static const char *lib(const char *name)
 {
-	static char p[512];
-	snprintf(p, sizeof(p), "%s/%s.so", dir, name);
-	return p;
+	return kjt_so_path(dir, name);
 }
 
 /* Starts a worker in the scratch folder, loads name.so and maps a 128-byte

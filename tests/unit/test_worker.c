@@ -18,6 +18,7 @@
 #include "kjudge/jail.h"
 #include "kjudge/sandbox.h"
 #include "sandbox/wire.h"
+#include "so_testlib.h"
 #include "tap.h"
 
 static char dir[256], worker_path[4096], scratch[512];
@@ -56,25 +57,12 @@ static const char src_sleeper[] = "#include <unistd.h>\nvoid k(void) { sleep(10)
 
 static int build_lib(const char *name, const char *src)
 {
-	char path[512], cmd[2048];
-	FILE *f;
-	snprintf(path, sizeof(path), "%s/%s.c", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(src, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O1 -shared -fPIC -o %s/%s.so %s", dir, name, path);
-	return system(cmd);
+	return kjt_build_so(dir, name, src, "");
 }
 
 static const char *lib(const char *name)
 {
-	static char p[8][512];
-	static int i;
-	i = (i + 1) % 8;
-	snprintf(p[i], sizeof(p[i]), "%s/%s.so", dir, name);
-	return p[i];
+	return kjt_so_path(dir, name);
 }
 
 static void base_opts(struct kj_worker_opts *o)
