@@ -11,9 +11,26 @@
 #include <string.h>
 #include <time.h>
 
+/* Every line of a buffer twice the L2 read and written back with ordinary
+ * loads and stores, so that it owns the whole cache and what was there
+ * before is gone.  (A cudaMemsetAsync of the same buffer did not: on the
+ * H200 a 0.09 ms GEMM whose inputs the judge had just copied ran 1.5x
+ * faster after it than on inputs written long before.) */
+__global__ void l2_flush_k(uint4 *p, size_t n)
+{
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		uint4 v = p[i];
+		v.x += 1;
+		p[i] = v;
+	}
+}
+
 extern "C" int kj_gpu_l2_flush(kj_gpu *g, struct kj_err *err)
 {
-	KJ_CUDA_CHECK(err, cudaMemsetAsync(g->l2buf, 0, g->l2buf_bytes, g->stream));
+	size_t n = g->l2buf_bytes / sizeof(uint4);
+	l2_flush_k<<<(unsigned)(g->info.sm_count > 0 ? 4 * g->info.sm_count : 528), 512, 0, g->stream>>>(
+		(uint4 *)g->l2buf, n);
+	KJ_CUDA_CHECK(err, cudaGetLastError());
 	return 0;
 }
 
