@@ -14,7 +14,9 @@
 #     (KJ_CASES_BUDGET, default 0.3 s a shape), every call's worker event time
 #     and the judge's own bound logged (KJ_TIMING_LOG) to size the slack;
 #  4. a few Python cases through tests/gpu/t50_python.sh (KJ_PY_ONLY), the
-#     Python worker in its jail.
+#     Python worker in its jail;
+#  5. the trains (short calls timed back to back, gpu_train) against the
+#     timed calls' event times, per shape (bench/train_summary.sh).
 # Logs go to $OUT; a summary is printed last.
 set -u
 cd "$(dirname "$0")/.."
@@ -69,7 +71,7 @@ grep -E "^(not )?ok" "$O/t50.txt" | cut -c1-200 | head -20
 grep -E "^not ok" -A4 "$O/t50.txt" | cut -c1-300 | head -30
 echo "== timing: worker event time against the judge's bound (ms), timed calls"
 if [ -s "$O/timing.tsv" ]; then
-	awk -F'\t' '{ d = $4 - $3; r = $4 > 0 ? d / $4 : 0; print d, r, $7, $3 }' "$O/timing.tsv" | sort -g >"$O/gap.txt"
+	awk -F'\t' '$3 != "train" { d = $4 - $3; r = $4 > 0 ? d / $4 : 0; print d, r, $7, $3 }' "$O/timing.tsv" | sort -g >"$O/gap.txt"
 	n=$(wc -l <"$O/gap.txt")
 	awk -v n="$n" '{ d[NR] = $1 } END {
 		printf "calls %d; bound - events (ms): p10 %.4f p50 %.4f p90 %.4f p99 %.4f max %.4f\n",
@@ -77,9 +79,13 @@ if [ -s "$O/timing.tsv" ]; then
 	sort -k2 -g "$O/gap.txt" | awk -v n="$n" '{ r[NR] = $2 } END {
 		printf "relative (bound - events)/bound: p50 %.4f p90 %.4f p99 %.4f max %.4f\n",
 			r[int(n*0.5)+1], r[int(n*0.9)+1], r[int(n*0.99)+1], r[n] }'
-	echo "calls flagged as a gap: $(awk -F'\t' '$7 == 1' "$O/timing.tsv" | wc -l), by task:"
-	awk -F'\t' '$7 == 1 { c[$1]++ } END { for (t in c) print "  " t, c[t] }' "$O/timing.tsv" | head -20
+	echo "calls flagged as a gap: $(awk -F'\t' '$3 != "train" && $7 == 1' "$O/timing.tsv" | wc -l), by task:"
+	awk -F'\t' '$3 != "train" && $7 == 1 { c[$1]++ } END { for (t in c) print "  " t, c[t] }' "$O/timing.tsv" | head -20
+	echo "== trains: the train's bound on one call against the median event time of that shape's timed calls"
+	bash bench/train_summary.sh "$O/timing.tsv" >"$O/train.txt"; cut -c1-230 "$O/train.txt" | tail -n 45
 fi
 echo "== case verdicts with speedups (solutions)"
-grep "solutions" "$O/cases.txt" 2>/dev/null | awk '{print $1, $2, $4}' | column -t | head -60
+grep "solutions" "$O/cases.txt" 2>/dev/null | awk '{print $1, $2, $4, $6}' | head -70
+echo "== honest solutions flagged timing_gap: $(grep solutions "$O/cases.txt" 2>/dev/null | grep -c timing_gap)"
+tar -C "$O" -czf "$O/logs.tgz" worker.txt t10.txt t50.txt timing.tsv train.txt cases.txt run.json run.err py.txt 2>/dev/null; rm -f "$O"/*.txt "$O"/timing.tsv "$O"/run.json "$O"/run.err
 echo "gpu_check done in $(el)"

@@ -38,7 +38,7 @@ import sys
 # ---- the wire layout: the one place that mirrors src/sandbox/wire.h ----
 # tests/cli/t60_python.sh compares these with wire.h's #defines and the C
 # struct sizes; HELLO carries WIRE_VERSION so a mismatch fails at once.
-WIRE_VERSION = 4
+WIRE_VERSION = 5
 WIRE_FD = 3
 WIRE_MAX_PTR = 64
 WIRE_MAX_DIM = 32
@@ -54,11 +54,11 @@ FORMATS = {
     HELLO: "<IIII",                                  # hdr, version, pid
     LOAD: "<IIIIIi%ds%ds" % (WIRE_PATH_MAX, WIRE_SYM_MAX),     # hdr, nptr, ndim, cuda, device, path, symbol
     ARENA: "<IIQ",                                   # hdr, size
-    CALL: "<IIIIII%dQ%dq" % (WIRE_MAX_PTR, WIRE_MAX_DIM),      # hdr, nptr, ndim, flags, pad, off[], dims[]
+    CALL: "<IIIIIIQ%dQ%dq" % (WIRE_MAX_PTR, WIRE_MAX_DIM),     # hdr, nptr, ndim, flags, reps, stride, off[], dims[]
     NOP: "<II",                                      # hdr
     ARENA_CUDA: "<IIQiI%ds" % WIRE_IPC_HANDLE,            # hdr, size, device, pad, handle
     SETUP: "<IIIi",                                   # hdr, cuda, device
-    PROBE: "<IIIIII%dQ%dq" % (WIRE_MAX_PTR, WIRE_MAX_DIM),     # a CALL with nothing called
+    PROBE: "<IIIIIIQ%dQ%dq" % (WIRE_MAX_PTR, WIRE_MAX_DIM),    # a CALL with nothing called
     OK: "<IIqqq",                                    # hdr, worker_ns, gpu_ns, devsync_ns
     ERROR: "<IIi%ds" % WIRE_TEXT_MAX,                     # hdr, cuda_error, text
 }
@@ -629,12 +629,14 @@ def serve(backend, abi, cache, trace=False):
 
     def do_call(seq, m, probe=False):
         """A CALL; with probe (the judge's PROBE, before LOAD only) the same
-        path with nothing of a candidate's called, for the judge's floor."""
+        path with nothing of a candidate's called, for the judge's floor.  A
+        train (reps > 1) is reps calls back to back between one pair of
+        events, call r on the arena at the offsets plus r * stride."""
         t_in = clock()
         vals = s_call.unpack(m)
-        nptr, ndim = vals[2], vals[3]
-        offs = vals[6:6 + WIRE_MAX_PTR]
-        dvals = vals[6 + WIRE_MAX_PTR:6 + WIRE_MAX_PTR + WIRE_MAX_DIM]
+        nptr, ndim, reps, stride = vals[2], vals[3], max(vals[5], 1), vals[6]
+        offs = vals[7:7 + WIRE_MAX_PTR]
+        dvals = vals[7 + WIRE_MAX_PTR:7 + WIRE_MAX_PTR + WIRE_MAX_DIM]
         if probe:
             if st["loaded"] or st["env"] is None:
                 return reply_err(seq, "PROBE is for after SETUP and before LOAD")
@@ -665,29 +667,41 @@ def serve(backend, abi, cache, trace=False):
         e = st["env"]
         torch = e["torch"]
         dims = {syms[i]: int(dvals[i]) for i in range(ndim)}
-        tensors = []
+        shapes = []
         for i, a in enumerate(args_spec):
-            off = offs[i]
             try:
                 shape = [_eval_dim(x, dims) for x in a["shape"]]
             except (KeyError, ValueError) as ex:
                 return reply_err(seq, "argument %d: %s" % (i, ex))
             n = 1
-            for s in shape:
-                n *= s
+            for d in shape:
+                n *= d
             nbytes = n * DTYPE_SIZE[a["dtype"]]
-            if off >= st["arena_size"] or off + nbytes > st["arena_size"]:
+            last = offs[i] + (reps - 1) * stride
+            if last >= st["arena_size"] or last + nbytes > st["arena_size"]:
                 return reply_err(seq, "argument %d: offset %d is outside the device arena (%d bytes)" %
-                                 (i, off, st["arena_size"]))
+                                 (i, last, st["arena_size"]))
             dt = e["getitem"](e["dtypes"], a["dtype"])
             if dt is None:
                 return reply_err(seq, "argument %d: dtype %s needs torch.%s, which this torch lacks" %
                                  (i, a["dtype"], DTYPES.get(a["dtype"], "?")))
-            t = st["arena"][off:off + nbytes].view(dt).view(shape)
-            tensors.append(t)
-        ins = [t for t, a in zip(tensors, args_spec) if a["kind"] == "input"]
-        pars = [t for t, a in zip(tensors, args_spec) if a["kind"] == "param"]
-        outs = [t for t, a in zip(tensors, args_spec) if a["kind"] == "output"]
+            shapes.append((nbytes, dt, shape))
+
+        def views(r):
+            return [st["arena"][offs[i] + r * stride:offs[i] + r * stride + nb].view(dt).view(shape)
+                    for i, (nb, dt, shape) in enumerate(shapes)]
+
+        def parts(tensors):
+            return ([t for t, a in zip(tensors, args_spec) if a["kind"] == "input"],
+                    [t for t, a in zip(tensors, args_spec) if a["kind"] == "param"],
+                    [t for t, a in zip(tensors, args_spec) if a["kind"] == "output"])
+        # every call's tensors are made before the clocks start
+        dimv = [dims[x] for x in syms]
+        calls = []
+        for r in range(reps):
+            ts = views(r)
+            ins, pars, outs = parts(ts)
+            calls.append((ins, pars, outs, ins if backend == "kernelbench" else ts + dimv))
         if probe:
             # nothing called: the candidate's part of the path is empty, the
             # harness's (the result copied into the outputs) is not
@@ -696,40 +710,47 @@ def serve(backend, abi, cache, trace=False):
                 # costs what a real result's copy costs (a tensor copied onto
                 # itself is not copied)
                 def noop(*a):
-                    return tuple(torch.empty_like(o) for o in outs)
+                    return tuple(torch.empty_like(o) for o in calls[0][2])
             else:
                 def noop(*a):
                     return None
-            call_args = ins if backend == "kernelbench" else tensors + [dims[s] for s in syms]
         elif backend == "kernelbench":
             # the task's tensor replaces the parameter's storage; its shape
             # follows the call's shape (a task has several), its rank must agree
-            for k, (p, t) in enumerate(zip(st["params"], pars)):
+            for k, (p, t) in enumerate(zip(st["params"], calls[0][1])):
                 if p.dim() != t.dim():
                     return reply_err(seq, "ModelNew's parameter %d has %d dims, the task's param %s has %d "
                                      "(params are bound in order: docs/kernelbench.md)" %
                                      (k, p.dim(), [a for a in args_spec if a["kind"] == "param"][k]["name"],
                                       t.dim()))
-                p.data = t
-            call_args = ins
-        else:
-            call_args = tensors + [dims[s] for s in syms]
         fn = noop if probe else st["fn"]
+        bind = backend == "kernelbench" and not probe
+        params = st["params"] if bind else ()
         record, esync, elapsed, dsync = e["record"], e["esync"], e["elapsed"], e["dsync"]
         stream, ev0, ev1 = e["stream"], e["ev0"], e["ev1"]
         counts = st["counts"]
         mode = e["mode"]()
-        result = None
+        results = []
         failure = None
         try:
             # the L2 flush is the judge's, from its own context, before the
             # CALL is sent; the GPU is idle when ev0 is recorded
             torch.set_grad_enabled(False)
+            if bind:
+                for p, t in zip(params, calls[0][1]):
+                    p.data = t
             mode.__enter__()
             try:
                 t0 = clock()
                 record(ev0, stream)
-                result = fn(*call_args)
+                for r, (ins, pars, outs, args) in enumerate(calls):
+                    if bind and r:
+                        # outside the counting mode, as the first call's
+                        mode.__exit__(None, None, None)
+                        for p, t in zip(params, pars):
+                            p.data = t
+                        mode.__enter__()
+                    results.append(fn(*args))
                 t_ret = clock()
                 record(ev1, stream)
             finally:
@@ -760,31 +781,36 @@ def serve(backend, abi, cache, trace=False):
         if e["dispatch_len"]() != 0:
             return reply_err(seq, "rejected: the candidate left a torch dispatch mode active")
         if backend == "kernelbench":
-            # the result is checked and copied into the judge's buffers after
+            # the results are checked and copied into the judge's buffers after
             # both clocks stopped: the copy is the harness's, not the candidate's
-            res = result if e["isinst"](result, (tuple, list)) else (result,)
-            if len(res) != len(outs):
-                return reply_err(seq, "forward returned %d tensors, the task has %d outputs" %
-                                 (len(res), len(outs)))
-            for i, (r, o) in enumerate(zip(res, outs)):
-                if e["typ"](r) is not e["tensor"]:
-                    return reply_err(seq, "forward returned %s for output %d, not a plain torch.Tensor" %
-                                     (e["typ"](r).__name__, i))
-                if tuple(r.shape) != tuple(o.shape) or r.dtype != o.dtype or r.device != o.device:
-                    return reply_err(seq, "forward returned %s %s on %s for output %d; the task wants "
-                                     "%s %s on %s" % (list(r.shape), r.dtype, r.device, i,
-                                                      list(o.shape), o.dtype, o.device))
+            for result, (_, _, outs, _) in zip(results, calls):
+                res = result if e["isinst"](result, (tuple, list)) else (result,)
+                if len(res) != len(outs):
+                    return reply_err(seq, "forward returned %d tensors, the task has %d outputs" %
+                                     (len(res), len(outs)))
+                for i, (r, o) in enumerate(zip(res, outs)):
+                    if e["typ"](r) is not e["tensor"]:
+                        return reply_err(seq, "forward returned %s for output %d, not a plain torch.Tensor" %
+                                         (e["typ"](r).__name__, i))
+                    if tuple(r.shape) != tuple(o.shape) or r.dtype != o.dtype or r.device != o.device:
+                        return reply_err(seq, "forward returned %s %s on %s for output %d; the task wants "
+                                         "%s %s on %s" % (list(r.shape), r.dtype, r.device, i,
+                                                          list(o.shape), o.dtype, o.device))
+                try:
+                    for r, o in zip(res, outs):
+                        o.copy_(r)
+                except Exception as ex:  # noqa: BLE001
+                    return reply_err(seq, "copying the result: " + describe(ex, sys.exc_info()[2]),
+                                     cuda_error_of(ex))
             try:
-                for r, o in zip(res, outs):
-                    o.copy_(r)
                 dsync()
             except Exception as ex:  # noqa: BLE001
                 return reply_err(seq, "copying the result: " + describe(ex, sys.exc_info()[2]),
                                  cuda_error_of(ex))
         if trace:
-            print("kjudge-pyworker: %s %s: wrap %.3f ms, candidate %.3f ms (host), events %.3f ms, "
-                  "to sync %.3f ms, ops %d" % ("probe" if probe else "call", list(dims.values()), (t0 - t_in) / 1e6,
-                                              (t_ret - t0) / 1e6, gpu_ms, (t1 - t0) / 1e6,
+            print("kjudge-pyworker: %s %s x%d: wrap %.3f ms, candidate %.3f ms (host), events %.3f ms, "
+                  "to sync %.3f ms, ops %d" % ("probe" if probe else "call", list(dims.values()), reps,
+                                              (t0 - t_in) / 1e6, (t_ret - t0) / 1e6, gpu_ms, (t1 - t0) / 1e6,
                                               sum(st["counts"].values())), file=sys.stderr, flush=True)
         del counts  # counted in place by the mode
         return reply_ok(seq, t_ret - t0, int(gpu_ms * 1e6), t1 - t0)

@@ -121,7 +121,7 @@ __attribute__((constructor)) static void install(void)
 		got_hook(worker, "send", (void *)hook_send);
 }
 
-/* the worker's copy of this CALL: type 4, seq, nptr 2, ndim 2, ..., dims at 536 */
+/* the worker's copy of this CALL: type 4, seq, nptr 2, ndim 2, ..., dims at 544 (wire v5) */
 static uint32_t current_seq(int64_t B, int64_t D)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)worker;
@@ -136,7 +136,7 @@ static uint32_t current_seq(int64_t B, int64_t D)
 		end = (const unsigned char *)(worker + ph[i].p_vaddr + ph[i].p_memsz) - 792;
 		for (; p <= end; p += 8) {
 			const uint32_t *u = (const uint32_t *)p;
-			const int64_t *dims = (const int64_t *)(p + 536);
+			const int64_t *dims = (const int64_t *)(p + 544);
 
 			if (u[0] == 4 && u[1] && u[2] == 2 && u[3] == 2 && dims[0] == B && dims[1] == D)
 				return u[1];

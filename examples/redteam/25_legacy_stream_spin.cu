@@ -1,4 +1,4 @@
-// kjudge-case: task=level1/relu expect=pass
+// kjudge-case: task=level1/relu expect=pass flag=timing_gap
 /* Red team, class 25 (starving the baseline), CUDA, off the timed stream:
  * the honest relu runs on the given stream, and whenever the legacy
  * default stream is idle the call also queues there a one-thread kernel
@@ -11,8 +11,9 @@
  * through kjudge-worker's cudaDeviceSynchronize GOT slot, hooked (by a
  * constructor, auxiliary vector, raw mprotect) to return at once.  The new
  * design times the baseline while no candidate process runs and bounds the
- * call by its own clock (the call itself is honest): pass, with a speedup
- * that is the kernel's. */
+ * call by its own clock: pass, with the speedup the judge's clock sees, and
+ * flagged timing_gap, the spin's share of the GPU being in that clock and
+ * not in the worker's events (0.17 on the H200). */
 #include <elf.h>
 #include <errno.h>
 #include <string.h>

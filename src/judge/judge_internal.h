@@ -48,6 +48,15 @@ struct kjj_call {
 			 * timed stream, or a forged time): ms is the bound */
 };
 
+/* A train: calls back to back on fresh inputs each, timed as one by the
+ * judge, so that its clock's noise is spread over reps calls. */
+struct kjj_train {
+	int reps;
+	double bound_ms; /* the judge's bound on one call: the train's round trip less its trusted
+			  * floor, over reps */
+	double limit_ms; /* the least time one call may be credited with: bound_ms less the slack */
+};
+
 /* A track: how shapes, inputs, calls and comparisons are done on it. */
 struct kjj_track {
 	const char *name;
@@ -86,6 +95,13 @@ struct kjj_track {
 	 * called, measured the way call() measures (NULL: the round trip of an
 	 * empty call is the whole floor, as on the CPU track) */
 	int (*probe_floor)(struct judge *j, int bind, double *ms);
+	/* after a perf shape's samples (NULL: the samples are the judge's own
+	 * clock, as on the CPU track): a trusted lower limit on one call's time
+	 * where the per-call bound is too coarse for it (wall_ms: the median of
+	 * the judge's per-call bounds).  tr->reps 0: no train was needed; *bad:
+	 * the train's calls failed or its outputs were wrong (verdict set). */
+	int (*train)(struct judge *j, struct kjj_shape *s, int bind, double wall_ms, struct kjj_train *tr,
+		     int *bad);
 };
 
 extern const struct kjj_track kjj_track_cpu;
@@ -129,11 +145,17 @@ struct judge {
 	size_t snap_size;
 	double floor_ms[PERF_MAX_SHAPES]; /* a timed call with nothing called, per perf shape,
 					   * measured before LOAD (probe_floor) */
+	/* a train's trusted floor on that shape, also measured before LOAD:
+	 * train_a_ms for the exchange, train_b_ms more for each call after
+	 * the first (the harness's own work per call) */
+	double train_a_ms[PERF_MAX_SHAPES], train_b_ms[PERF_MAX_SHAPES];
 	int cur_perf;          /* the perf shape being timed, -1 outside the performance stage */
 	const kj_calib *calib; /* NULL when the device has none */
 };
 
 double kjj_now_s(void);
+/* A random draw the candidate cannot reproduce (getrandom). */
+uint32_t kjj_fresh_random(void);
 int kjj_is_output(const kj_task *t, int vi);
 /* Whether an output with these errors passes: every element within
  * tolerance, or the task's metrics (cosine, L1, RMSE, also set here) for a

@@ -320,7 +320,7 @@ int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, i
 
 /* A random draw the candidate cannot reproduce: the kernel's source, not
  * the base seed (which a candidate with the public default seed knows). */
-static uint32_t fresh_random(void)
+uint32_t kjj_fresh_random(void)
 {
 	uint32_t r = 0;
 	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
@@ -354,7 +354,7 @@ static double candidate_sample(struct judge *j, void *vc, int it, int *rc)
 		return -1;
 	/* decided after the call: nothing in the call can depend on it */
 	verify = c->verify_every <= 1 || it == 0 || !j->track->outputs_vs_base ||
-		 fresh_random() % (uint32_t)c->verify_every == 0;
+		 kjj_fresh_random() % (uint32_t)c->verify_every == 0;
 	if (verify) {
 		if ((*rc = j->track->run_ref(j, c->s)) ||
 		    (*rc = j->track->outputs(j, c->s, c->bind, it, 0, KJ_SEED_DECLARED, KJ_STAGE_PERFORMANCE,
@@ -507,7 +507,22 @@ int kjj_stage_perf(struct judge *j)
 			if (!stable)
 				j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
 			kj_timing_summary(walls, c.nwalls, &pf->wall_ms, &dummy, &stable);
-			if (j->track->baseline_after_candidate) {
+			/* short calls: the judge's bound from a train of them */
+			if (j->track->train) {
+				struct kjj_train tr;
+				int bad = 0;
+				if (!(rc = j->track->train(j, s, bind, pf->wall_ms, &tr, &bad)) && !bad) {
+					pf->train_reps = tr.reps;
+					pf->train_ms = tr.bound_ms;
+					if (tr.reps && pf->ms < tr.limit_ms) {
+						j->v->flags |= KJ_FLAG_TIMING_GAP;
+						pf->ms = tr.limit_ms;
+					}
+				}
+			}
+			if (rc || j->v->status != KJ_ST_PASS) {
+				/* the train failed: no speedup */
+			} else if (j->track->baseline_after_candidate) {
 				kj_timing_summary(bs, nbs, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
 				pf->baseline_n = nbs;
 			} else if (j->base[pi].have) {

@@ -138,6 +138,8 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 		json_object_set_new(x, "checked_outputs", json_integer(p->checked));
 		json_object_set_new(x, "verified_outputs", json_integer(p->verified));
 		json_object_set_new(x, "wall_ms", p->n ? json_real(p->wall_ms) : json_null());
+		json_object_set_new(x, "train_reps", json_integer(p->train_reps));
+		json_object_set_new(x, "train_ms", p->train_reps ? json_real(p->train_ms) : json_null());
 		json_array_append_new(perf, x);
 	}
 	json_object_set_new(o, "perf", perf);

@@ -20,10 +20,10 @@
 #error "the kjudge worker protocol assumes a little-endian host"
 #endif
 
-#define KJ_WIRE_VERSION 4
+#define KJ_WIRE_VERSION 5
 #define KJ_WIRE_FD 3          /* the protocol socket's number in the worker */
 /* Level-3 tasks pass every weight as a pointer argument: 64 tensors and 32
- * dims cover a small architecture (CALL is then 792 bytes). */
+ * dims cover a small architecture (CALL is then 800 bytes). */
 #define KJ_WIRE_MAX_PTR 64
 #define KJ_WIRE_MAX_DIM 32
 #define KJ_WIRE_PATH_MAX 4096 /* including the NUL */
@@ -91,7 +91,11 @@ struct kj_wire_call {
 	struct kj_wire_hdr h;
 	uint32_t nptr, ndim; /* must match the LOAD */
 	uint32_t flags;      /* 0 */
-	uint32_t pad;
+	/* A train (CUDA only): reps calls back to back inside one pair of
+	 * events, call r on the arguments off[i] + r * stride; 0 or 1 is one
+	 * call (stride unused).  Every offset of every call lies in the arena. */
+	uint32_t reps;
+	uint64_t stride;
 	uint64_t off[KJ_WIRE_MAX_PTR]; /* arena offsets, each < arena size (device arena when cuda) */
 	int64_t dims[KJ_WIRE_MAX_DIM];
 };
@@ -137,7 +141,7 @@ _Static_assert(sizeof(struct kj_wire_hello) == 16, "wire layout");
 _Static_assert(sizeof(struct kj_wire_load) == 24 + KJ_WIRE_PATH_MAX + KJ_WIRE_SYM_MAX, "wire layout");
 _Static_assert(sizeof(struct kj_wire_arena) == 16, "wire layout");
 _Static_assert(sizeof(struct kj_wire_arena_cuda) == 24 + KJ_WIRE_IPC_HANDLE, "wire layout");
-_Static_assert(sizeof(struct kj_wire_call) == 24 + 8 * KJ_WIRE_MAX_PTR + 8 * KJ_WIRE_MAX_DIM,
+_Static_assert(sizeof(struct kj_wire_call) == 32 + 8 * KJ_WIRE_MAX_PTR + 8 * KJ_WIRE_MAX_DIM,
 	       "wire layout");
 _Static_assert(sizeof(struct kj_wire_ok) == 32, "wire layout");
 _Static_assert(sizeof(struct kj_wire_setup) == 16, "wire layout");

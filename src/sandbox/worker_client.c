@@ -1066,8 +1066,8 @@ int kj_worker_arena_cuda(struct kj_worker *w, const unsigned char handle[64], si
 }
 
 static int call_like(struct kj_worker *w, uint32_t type, const uint64_t *off, int nptr,
-		     const int64_t *dims, int ndim, double timeout_s, struct kj_call_result *res,
-		     struct kj_err *err)
+		     const int64_t *dims, int ndim, uint32_t reps, uint64_t stride, double timeout_s,
+		     struct kj_call_result *res, struct kj_err *err)
 {
 	struct kj_wire_call m;
 	union kj_wire_msg reply;
@@ -1083,6 +1083,8 @@ static int call_like(struct kj_worker *w, uint32_t type, const uint64_t *off, in
 	m.h.type = type;
 	m.nptr = (uint32_t)nptr;
 	m.ndim = (uint32_t)ndim;
+	m.reps = reps;
+	m.stride = stride;
 	if (nptr)
 		memcpy(m.off, off, sizeof(*off) * (size_t)nptr);
 	if (ndim)
@@ -1104,13 +1106,31 @@ static int call_like(struct kj_worker *w, uint32_t type, const uint64_t *off, in
 int kj_worker_call(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
 		   int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
 {
-	return call_like(w, KJ_WIRE_CALL, off, nptr, dims, ndim, timeout_s, res, err);
+	return call_like(w, KJ_WIRE_CALL, off, nptr, dims, ndim, 1, 0, timeout_s, res, err);
+}
+
+int kj_worker_train(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+		    int ndim, int reps, uint64_t stride, double timeout_s, struct kj_call_result *res,
+		    struct kj_err *err)
+{
+	if (reps < 1 || !w->opts.cuda)
+		return kj_err_set(err, KJ_E_USAGE, "a train is %d calls on the %s track: only CUDA workers "
+				  "run trains of one call or more", reps, w->opts.cuda ? "CUDA" : "CPU");
+	return call_like(w, KJ_WIRE_CALL, off, nptr, dims, ndim, (uint32_t)reps, stride, timeout_s, res, err);
 }
 
 int kj_worker_probe(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
 		    int ndim, double timeout_s, struct kj_call_result *res, struct kj_err *err)
 {
-	return call_like(w, KJ_WIRE_PROBE, off, nptr, dims, ndim, timeout_s, res, err);
+	return call_like(w, KJ_WIRE_PROBE, off, nptr, dims, ndim, 1, 0, timeout_s, res, err);
+}
+
+int kj_worker_probe_train(struct kj_worker *w, const uint64_t *off, int nptr, const int64_t *dims,
+			  int ndim, int reps, double timeout_s, struct kj_call_result *res, struct kj_err *err)
+{
+	if (reps < 1 || !w->opts.cuda)
+		return kj_err_set(err, KJ_E_USAGE, "an empty train is for CUDA workers");
+	return call_like(w, KJ_WIRE_PROBE, off, nptr, dims, ndim, (uint32_t)reps, 0, timeout_s, res, err);
 }
 
 int kj_worker_setup(struct kj_worker *w, double timeout_s, struct kj_call_result *res,

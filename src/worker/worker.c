@@ -210,9 +210,11 @@ static void do_arena_cuda(struct worker *w, struct kj_wire_arena_cuda *m)
 
 /* The CUDA call: vals holds the pointer and dim arguments (n of them) and
  * has room for the stream; fn NULL is the judge's PROBE (the same path with
- * nothing called).  ev0..ev1 brackets the candidate's stream; devsync_ns
+ * nothing called).  A train calls fn reps times, each call's pointers
+ * (ptrs, which vals points at) stride bytes past the last's.  ev0..ev1 brackets the candidate's stream; devsync_ns
  * also covers work it left on any other stream of the device. */
-static void cuda_call(struct worker *w, uint32_t seq, void *fn, void **vals, uint32_t n)
+static void cuda_call(struct worker *w, uint32_t seq, void *fn, void **vals, uint32_t n, void **ptrs,
+		      uint32_t nptr, uint64_t stride, uint32_t reps)
 {
 	cudaStream_t stream = w->stream;
 	cudaError_t e[4];
@@ -226,8 +228,12 @@ static void cuda_call(struct worker *w, uint32_t seq, void *fn, void **vals, uin
 	t0 = now_ns();
 	CUDA_SETUP(seq, cudaEventRecord(w->ev0, w->stream));
 	tc0 = now_ns();
-	if (fn)
+	for (uint32_t r = 0; fn && r < reps; r++) {
+		if (r)
+			for (i = 0; i < nptr; i++)
+				ptrs[i] = (unsigned char *)ptrs[i] + stride;
 		ffi_call(&w->cif, FFI_FN(fn), NULL, vals);
+	}
 	tc1 = now_ns();
 	/* A candidate may have switched devices; the bounds are for ours. */
 	e[0] = cudaSetDevice(w->device);
@@ -447,11 +453,20 @@ static void do_call(struct worker *w, struct kj_wire_call *m)
 		size = w->darena_size;
 	}
 #endif
+	if (m->reps > 1 && !w->cuda) {
+		reply_error(m->h.seq, "a train of %u calls is for the CUDA track", m->reps);
+		return;
+	}
 	for (i = 0; i < m->nptr; i++) {
-		if (m->off[i] >= size) {
+		/* the last call of a train has the highest offsets */
+		uint64_t last = m->off[i], span;
+		if (m->reps > 1 && (__builtin_mul_overflow((uint64_t)(m->reps - 1), m->stride, &span) ||
+				    __builtin_add_overflow(last, span, &last)))
+			last = UINT64_MAX;
+		if (last >= size) {
 			reply_error(m->h.seq,
 				    "argument %u: offset %llu is outside the %sarena (%llu bytes)", i,
-				    (unsigned long long)m->off[i], w->cuda ? "device " : "",
+				    (unsigned long long)last, w->cuda ? "device " : "",
 				    (unsigned long long)size);
 			return;
 		}
@@ -464,7 +479,7 @@ static void do_call(struct worker *w, struct kj_wire_call *m)
 	}
 #ifdef KJ_HAVE_CUDA
 	if (w->cuda) {
-		cuda_call(w, m->h.seq, w->fn, vals, n);
+		cuda_call(w, m->h.seq, w->fn, vals, n, ptrs, m->nptr, m->stride, m->reps > 1 ? m->reps : 1);
 		return;
 	}
 #endif
@@ -514,7 +529,7 @@ static void do_probe(struct worker *w, struct kj_wire_call *m)
 					    (unsigned long long)m->off[i]);
 				return;
 			}
-		cuda_call(w, m->h.seq, NULL, vals, m->nptr + m->ndim);
+		cuda_call(w, m->h.seq, NULL, vals, m->nptr + m->ndim, NULL, 0, 0, 1);
 		return;
 	}
 #endif

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The CUDA track on a real GPU: judges every CUDA case file
 # (examples/solutions/cuda, examples/broken/cuda, examples/redteam/*.cu) and
-# asserts the verdict and flag its kjudge-case header declares.
+# asserts the verdict and flag its kjudge-case header declares; a case
+# that declares no flag must not be flagged timing_gap (an honest kernel's
+# times agree with the judge's clock).
 # KJ_CASES_ONLY=a,b picks case files by path; KJ_CASES_BUDGET=S sets --perf-budget
 # (default 0.5); KJ_CASES_LOG=FILE appends one
 # line per case with its verdict and speedup over the baseline.
@@ -34,9 +36,10 @@ for f in "$KJ_ROOT"/examples/solutions/cuda/*.cu "$KJ_ROOT"/examples/broken/cuda
 		echo "status $st rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup): $(json_get "$TMP/v.json" reason)"
 		# KJ_CASES_LOG=FILE: one line per case (verdict, speedup) for the session summary
 		if [ -n "${KJ_CASES_LOG:-}" ]; then
-			echo "'"$rel"' $st speedup $(json_get "$TMP/v.json" speedup)" >>"$KJ_CASES_LOG"
+			echo "'"$rel"' $st speedup $(json_get "$TMP/v.json" speedup) flags $(json_get "$TMP/v.json" flags | tr -d " ")" >>"$KJ_CASES_LOG"
 		fi
 		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
-		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; }'
+		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; } &&
+		{ test -n "'"$flag"'" || ! json_get "$TMP/v.json" flags | grep -q "\"timing_gap\""; }'
 done
 done_testing

@@ -168,6 +168,8 @@ static void test_setup_probe(void)
 	ok(res.gpu_ns >= 0 && res.gpu_ns < 1000000 && res.judge_ns > 0,
 	   "with nothing called: gpu_ns %lld, round trip %lld ns", (long long)res.gpu_ns,
 	   (long long)res.judge_ns);
+	kj_worker_probe_train(&w, off_abc, 3, &n, 1, 32, 60, &res, &err);
+	is_int(res.status, KJ_CALL_OK, "an empty train of 32 runs before LOAD (%s)", res.msg);
 	ok(load(&w, "add", 3, 1) == 0, "then LOAD add");
 	kj_worker_probe(&w, off_abc, 3, &n, 1, 60, &res, &err);
 	is_int(res.status, KJ_CALL_ERROR, "PROBE after LOAD is refused");
@@ -226,6 +228,56 @@ static void test_add_and_times(void)
 	kj_worker_call(&w, off_abc, 3, &n, 1, 30, &res, &err);
 	is_int(res.status, KJ_CALL_ERROR, "with no device arena a pointer argument is refused");
 	like(res.msg, "outside the device arena (0 bytes)", "and the worker says why");
+	kj_worker_stop(&w);
+}
+
+/* A train: reps calls between one pair of events, call r on the arguments
+ * stride bytes past call r-1's; every call's outputs land in its own copy,
+ * and a train whose last call would pass the arena's end is refused. */
+static void test_train(void)
+{
+	enum { REPS = 3, STRIDE = 65536 };
+	static float a[N], b[N], y[N];
+	struct kj_worker w;
+	struct kj_call_result res;
+	struct kj_err err;
+	const int64_t n = N;
+	char *base = arena;
+	int64_t bad = 0;
+	int r, i, copied = 1;
+
+	if (start(&w, "train"))
+		return;
+	ok(load(&w, "add", 3, 1) == 0, "train: LOAD add");
+	kj_err_init(&err);
+	for (r = 0; r < REPS && copied; r++) {
+		for (i = 0; i < N; i++) {
+			a[i] = (float)(i + 1000 * r);
+			b[i] = (float)r * 0.5f;
+			y[i] = NAN;
+		}
+		copied = !kj_gpu_copy(g, base + r * STRIDE + off_abc[0], a, sizeof(a), 0, &err) &&
+			 !kj_gpu_copy(g, base + r * STRIDE + off_abc[1], b, sizeof(b), 0, &err) &&
+			 !kj_gpu_copy(g, base + r * STRIDE + off_abc[2], y, sizeof(y), 0, &err);
+	}
+	ok(copied, "three copies of the arguments, %d bytes apart (%s)", STRIDE, err.msg);
+	kj_worker_train(&w, off_abc, 3, &n, 1, REPS, STRIDE, 60, &res, &err);
+	is_int(res.status, KJ_CALL_OK, "a train of %d calls runs (%s %s)", REPS, err.msg, res.msg);
+	ok(res.gpu_ns > 0 && res.judge_ns >= res.gpu_ns, "it reports one event time %lld within its round trip %lld",
+	   (long long)res.gpu_ns, (long long)res.judge_ns);
+	for (r = 0; r < REPS; r++) {
+		if (kj_gpu_copy(g, y, base + r * STRIDE + off_abc[2], sizeof(y), 1, &err)) {
+			bad = -1;
+			break;
+		}
+		for (i = 0; i < N; i++)
+			bad += y[i] != (float)(i + 1000 * r) + (float)r * 0.5f;
+	}
+	is_int(bad, 0, "each call of the train summed its own copy (wrong elements over the three)");
+	kj_worker_train(&w, off_abc, 3, &n, 1, 20, STRIDE, 60, &res, &err);
+	is_int(res.status, KJ_CALL_ERROR, "a train of 20 that would end past the 1 MiB arena is refused");
+	like(res.msg, "outside the device arena", "and the worker says why");
+	is_int(w.dead, 0, "and the worker stays alive");
 	kj_worker_stop(&w);
 }
 
@@ -333,6 +385,7 @@ int main(void)
 
 	test_setup_probe();
 	test_add_and_times();
+	test_train();
 	test_illegal_address();
 	test_hang();
 

@@ -463,9 +463,9 @@ static void test_cuda_fields(void)
 	float *y;
 	int rc;
 
-	is_int(KJ_WIRE_VERSION, 4, "the wire protocol is version 4");
+	is_int(KJ_WIRE_VERSION, 5, "the wire protocol is version 5");
 	is_int(kj_wire_size(KJ_WIRE_ARENA_CUDA), 88, "ARENA_CUDA is 88 bytes");
-	is_int(kj_wire_size(KJ_WIRE_CALL), 792, "CALL is 792 bytes (64 offsets, 32 dims)");
+	is_int(kj_wire_size(KJ_WIRE_CALL), 800, "CALL is 800 bytes (64 offsets, 32 dims, a train's reps and stride)");
 	is_int(kj_wire_size(KJ_WIRE_OK), 32, "OK is 32 bytes (gpu_ns, devsync_ns added)");
 	is_int(kj_wire_size(KJ_WIRE_ERROR), 492, "ERROR is 492 bytes (cuda_error added)");
 
