@@ -52,6 +52,8 @@ struct kj_compile_result {
 	double seconds;      /* wall time spent (0 when cached) */
 	char limit[256];     /* the compile was stopped by a limit: which, for the verdict's
 			      * reason ("" otherwise) */
+	char limits[256];    /* the compiler's limits that the caller's hard limits lowered
+			      * (kj_rlimit_fit), "" when none or cached */
 };
 
 /* Compiles source (len bytes).  Returns 0 when the judge could try (res->ok

@@ -127,6 +127,9 @@ typedef struct kj_verdict {
 			      * "none (--unsafe-no-sandbox)") */
 	double rtt_floor_us; /* the round trip of an empty call, measured before the candidate
 			      * was loaded, taken off every call's time */
+	char limits[512];    /* the compiler's and the worker's limits that the caller's hard
+			      * limits lowered ("compile: RLIMIT_AS 4096 MiB (kjudge asks 8192
+			      * MiB)"), "" when none */
 } kj_verdict;
 
 void kj_verdict_init(kj_verdict *v);

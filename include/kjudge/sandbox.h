@@ -130,6 +130,8 @@ struct kj_worker {
 	int nstaged;       /* files staged for LOAD */
 	int dead;          /* set once the worker is gone; later calls fail fast */
 	int status;        /* waitpid status once dead (the worker's own, through the jail) */
+	char limits[256];  /* the worker's limits that the caller's hard limits lowered
+			    * (kj_rlimit_fit), "" when none */
 };
 
 /* Whether KJUDGE_PROFILE=1 is set: workers then get the judge's whole

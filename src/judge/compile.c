@@ -5,6 +5,7 @@
  * source it reads is untrusted, so a compiler that hangs or floods is the
  * candidate's failure, not the judge's.
  */
+#include "kjudge/rlimit.h"
 #include "kjudge/fsutil.h"
 #include "kjudge/compile.h"
 
@@ -395,6 +396,11 @@ static int compiler_id(const char *cc, char *out, size_t outsz, struct kj_err *e
 	lim.as.rlim_cur = lim.as.rlim_max = RLIM_INFINITY;
 	lim.cpu = lim.fsize = lim.nproc = lim.as;
 	lim.core.rlim_cur = lim.core.rlim_max = 0;
+	/* "none" is as much as the caller allows */
+	kj_rlimit_fit(RLIMIT_AS, &lim.as, NULL, 0);
+	kj_rlimit_fit(RLIMIT_CPU, &lim.cpu, NULL, 0);
+	kj_rlimit_fit(RLIMIT_FSIZE, &lim.fsize, NULL, 0);
+	kj_rlimit_fit(RLIMIT_NPROC, &lim.nproc, NULL, 0);
 	if ((rc = run_jailed(&jl, argv, NULL, &lim, VERSION_TIMEOUT_S, 4096, &r, err)))
 		goto done;
 	if (r.exec_errno) {
@@ -713,6 +719,11 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 	lim.cpu.rlim_max = lim.cpu.rlim_cur + 1;
 	lim.fsize.rlim_cur = lim.fsize.rlim_max = (rlim_t)(o->fsize_limit ? o->fsize_limit : DEF_FSIZE);
 	lim.nproc.rlim_cur = lim.nproc.rlim_max = 4096;
+	/* under the caller's hard limits, which no setrlimit can pass */
+	kj_rlimit_fit(RLIMIT_AS, &lim.as, res->limits, sizeof(res->limits));
+	kj_rlimit_fit(RLIMIT_CPU, &lim.cpu, res->limits, sizeof(res->limits));
+	kj_rlimit_fit(RLIMIT_FSIZE, &lim.fsize, res->limits, sizeof(res->limits));
+	kj_rlimit_fit(RLIMIT_NPROC, &lim.nproc, res->limits, sizeof(res->limits));
 	/* Run inside the build folder with relative names, so the log reads
 	 * "cand.c:3:5: error: ..." and does not depend on the folder's name. */
 	if ((rc = run_jailed(&jl, argv, tmpdir, &lim, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r, err)))

@@ -477,6 +477,11 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 	if ((rc = kj_worker_start(&j->w, &wo, j->err)))
 		return rc;
 	j->worker_up = 1;
+	if (j->w.limits[0]) {
+		size_t len = strlen(j->v->limits);
+		snprintf(j->v->limits + len, sizeof(j->v->limits) - len, "%sworker: %s", len ? "; " : "",
+			 j->w.limits);
+	}
 	/* Trusted: nothing of the candidate's is in the worker yet.  The CUDA
 	 * context first (SETUP), then empty calls through the CALL path. */
 	if (j->gpu) {
@@ -663,6 +668,8 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		goto out;
 	v->compile_cached = cr.cached;
 	v->compile_s = cr.seconds;
+	if (cr.limits[0])
+		snprintf(v->limits, sizeof(v->limits), "compile: %s", cr.limits);
 	v->compile_log = cr.log;
 	cr.log = NULL;
 	v->stage_s[KJ_STAGE_COMPILE] = kjj_now_s() - ts;

@@ -145,6 +145,7 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	json_object_set_new(o, "perf", perf);
 	json_object_set_new(o, "sandbox", safe_string(v->sandbox));
 	json_object_set_new(o, "rtt_floor_us", v->rtt_floor_us > 0 ? json_real(v->rtt_floor_us) : json_null());
+	json_object_set_new(o, "limits", v->limits[0] ? safe_string(v->limits) : json_null());
 	json_object_set_new(o, "speedup", v->speedup > 0 ? json_real(v->speedup) : json_null());
 	for (int s = 0; s < KJ_STAGE_DONE; s++)
 		json_object_set_new(stages, kj_stage_name((kj_stage)s), json_real(v->stage_s[s]));

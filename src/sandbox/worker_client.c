@@ -8,6 +8,7 @@
 #include "kjudge/fsutil.h"
 #include "kjudge/jail.h"
 #include "kjudge/sandbox.h"
+#include "kjudge/rlimit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -730,7 +731,7 @@ static void plan_env(struct child_plan *c, char *buf, size_t len, const char *sc
 /* A lowered hard limit cannot be raised again by an unprivileged process, so
  * the hard limits equal the soft ones except for CPU, where one more second
  * turns an ignored SIGXCPU into SIGKILL. */
-static void plan_limits(struct child_plan *c, const struct kj_worker_opts *o)
+static void plan_limits(struct child_plan *c, const struct kj_worker_opts *o, char *note, size_t cap)
 {
 	rlim_t cpu = (rlim_t)ceil(o->cpu_limit_s);
 	if (cpu < 1)
@@ -755,6 +756,13 @@ static void plan_limits(struct child_plan *c, const struct kj_worker_opts *o)
 		if (getrlimit(RLIMIT_NOFILE, &c->nofile) < 0)
 			c->nofile.rlim_cur = c->nofile.rlim_max = 64;
 	}
+	/* under the caller's hard limits, which no setrlimit can pass */
+	kj_rlimit_fit(RLIMIT_CPU, &c->cpu, note, cap);
+	if (c->set_as)
+		kj_rlimit_fit(RLIMIT_AS, &c->as, note, cap);
+	kj_rlimit_fit(RLIMIT_FSIZE, &c->fsize, note, cap);
+	kj_rlimit_fit(RLIMIT_NOFILE, &c->nofile, note, cap);
+	kj_rlimit_fit(RLIMIT_NPROC, &c->nproc, note, cap);
 }
 
 static void close_fd(int *fd)
@@ -871,7 +879,7 @@ int kj_worker_start(struct kj_worker *w, const struct kj_worker_opts *o, struct 
 	c.sock = sv[1];
 	c.logw = lp[1];
 	c.parent = getpid();
-	plan_limits(&c, &w->opts);
+	plan_limits(&c, &w->opts, w->limits, sizeof(w->limits));
 
 	guard_acquire();
 	pid = fork();

@@ -141,6 +141,18 @@ expect_success "a --seed-secret given on the command line is overwritten in the 
 	echo "cmdline: $seen"
 	test -n "$seen" && ! echo "$seen" | grep -q "kjargv-$$"'
 
+expect_success "under an inherited hard RLIMIT_AS of 4 GiB a candidate is judged and the verdict names the lowered limit" '
+	( ulimit -v 4194304 &&
+	  "$KJ" eval --json --quiet --no-perf --no-cache level1/relu "$KJ_ROOT/examples/solutions/cpu/relu.c" \
+		>"$TMP/lim.json" ); rc=$?
+	echo "rc $rc limits $(json_get "$TMP/lim.json" limits)"
+	test $rc -eq 0 && test "$(json_get "$TMP/lim.json" status)" = pass &&
+	json_get "$TMP/lim.json" limits | grep -q "worker: RLIMIT_AS 4096 MiB (kjudge asks 8192 MiB)"'
+
+expect_success "without an inherited limit the verdict has none to report" '
+	"$KJ" eval --json --quiet --no-perf level1/relu "$KJ_ROOT/examples/solutions/cpu/relu.c" >"$TMP/nolim.json" &&
+	test "$(json_get "$TMP/nolim.json" limits)" = null'
+
 expect_success "eval --help says how to pass the secret and what the sandbox is" '
 	"$KJ" eval --help >"$TMP/h" && grep -q -- "--seed-secret-file" "$TMP/h" &&
 	grep -q -- "--unsafe-no-sandbox" "$TMP/h" && grep -q "bubblewrap" "$TMP/h"'
