@@ -17,4 +17,12 @@ int kj_mkdir_p(const char *path);
  * errno ENOENT. */
 int kj_which(const char *name, char *out, size_t len);
 
+/* Opens path for reading when it is a regular file, and only then: a FIFO
+ * blocks its reader in open or read until a writer comes, a device never
+ * ends, a directory is not text.  Returns a descriptor (close-on-exec), or
+ * -1 with errno set (from open, or EISDIR for a directory and EINVAL for
+ * any other kind, *kind then naming it: "a directory", "a FIFO", "a
+ * character device", "a block device", "a socket"; kind may be NULL). */
+int kj_open_regular(const char *path, const char **kind);
+
 #endif

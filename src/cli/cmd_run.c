@@ -163,6 +163,24 @@ static int json_int(json_t *o, const char *k, int def, int *out)
 	return 0;
 }
 
+/* A spec line's keys: a misspelt one ("sampel") would otherwise be ignored
+ * and the candidate filed under sample 0. */
+static int spec_keys(json_t *o, const char *where, struct kj_err *err)
+{
+	static const char *const known[] = { "task", "model", "method", "sample", "round", "path", "source" };
+	const char *k;
+	json_t *v;
+	json_object_foreach(o, k, v) {
+		size_t i;
+		for (i = 0; i < sizeof(known) / sizeof(known[0]) && strcmp(k, known[i]); i++)
+			;
+		if (i == sizeof(known) / sizeof(known[0]))
+			return kj_err_set(err, KJ_E_USAGE, "%s: unknown key \"%s\" (a spec line has task, model, "
+					  "method, sample, round, and path or source)", where, k);
+	}
+	return 0;
+}
+
 static int json_str(json_t *o, const char *k, const char **out)
 {
 	json_t *v = json_object_get(o, k);
@@ -205,6 +223,10 @@ static int load_jsonl(struct loader *L, const char *spec, struct kj_err *err)
 		if (!o || !json_is_object(o)) {
 			rc = kj_err_set(err, KJ_E_USAGE, "%s: not a JSON object%s%s", where, o ? "" : ": ",
 					o ? "" : je.text);
+			json_decref(o);
+			break;
+		}
+		if ((rc = spec_keys(o, where, err))) {
 			json_decref(o);
 			break;
 		}

@@ -1,4 +1,5 @@
 /* kjudge tasks / show / ops: looking at the suite and the op registry. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -21,7 +22,8 @@ int cmd_tasks(int argc, char **argv)
 	static const struct option lo[] = { { "level", 1, 0, 'l' }, { "category", 1, 0, 'c' },
 					    { "suite", 1, 0, 's' }, { "json", 0, 0, 'j' },
 					    { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
-	int level = 0, json = 0, c, n, bad = 0, shown = 0;
+	int level = 0, json = 0, c, n, bad = 0, shown = 0, in_suite, seen_level = 0, seen_cat = 0, seen_suite = 0;
+	char cats[1024] = "";
 	const char *cat = NULL, *suite = NULL;
 	char **paths;
 	struct kj_err err;
@@ -29,9 +31,19 @@ int cmd_tasks(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'l':
-			level = atoi(optarg);
+		case 'l': {
+			char *end;
+			long l;
+			errno = 0;
+			l = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || l < 1 || l > 1000) {
+				json_decref(arr);
+				return kj_cli_usage_error("tasks", "--level wants a level number (1, 2, 3...), got '%s'",
+							  optarg);
+			}
+			level = (int)l;
 			break;
+		}
 		case 'c':
 			cat = optarg;
 			break;
@@ -63,8 +75,6 @@ int cmd_tasks(int argc, char **argv)
 		json_decref(arr);
 		return KJ_EXIT_JUDGE;
 	}
-	if (!json)
-		printf("%-34s %-5s %-15s %s\n", "TASK", "LEVEL", "CATEGORY", "ABOUT");
 	for (int i = 0; i < n; i++) {
 		kj_task *t;
 		kj_err_init(&err);
@@ -73,13 +83,20 @@ int cmd_tasks(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		if ((level && t->level != level) || (cat && strcmp(cat, t->category)) ||
-		    (suite && strncmp(t->id, suite, strlen(suite)))) {
+		in_suite = suite && !strncmp(t->id, suite, strlen(suite)) && t->id[strlen(suite)] == '/';
+		seen_level |= t->level == level;
+		seen_suite |= in_suite;
+		if (cat && !strcmp(cat, t->category))
+			seen_cat = 1;
+		else if (cat && !strstr(cats, t->category) && strlen(cats) + strlen(t->category) + 3 < sizeof(cats))
+			snprintf(cats + strlen(cats), sizeof(cats) - strlen(cats), "%s%s", cats[0] ? ", " : "",
+				 t->category);
+		if ((level && t->level != level) || (cat && strcmp(cat, t->category)) || (suite && !in_suite)) {
 			kj_task_free(t);
 			continue;
 		}
 		shown++;
-		if (json) {
+		{
 			json_t *o = json_object();
 			json_object_set_new(o, "task", json_string(t->id));
 			json_object_set_new(o, "name", json_string(t->name));
@@ -88,15 +105,31 @@ int cmd_tasks(int argc, char **argv)
 			json_object_set_new(o, "about", json_string(t->about));
 			json_object_set_new(o, "path", json_string(t->path));
 			json_array_append_new(arr, o);
-		} else {
-			printf("%-34s %-5d %-15s %s\n", t->id, t->level, t->category, t->about);
 		}
 		kj_task_free(t);
 	}
 	kj_cli_free_list(paths, n);
+	/* a filter that names nothing is a typo, not an empty list */
+	if ((level && !seen_level) || (cat && !seen_cat) || (suite && !seen_suite)) {
+		json_decref(arr);
+		if (level && !seen_level)
+			return kj_cli_usage_error("tasks", "no task has level %d", level);
+		if (cat && !seen_cat)
+			return kj_cli_usage_error("tasks", "no task has category '%s' (categories: %s)", cat, cats);
+		return kj_cli_usage_error("tasks", "no suite '%s' under tasks/ (a suite is a folder there: level1, "
+					  "level2...)", suite);
+	}
 	if (json)
 		print_json(arr);
 	else {
+		size_t k;
+		json_t *o;
+		printf("%-34s %-5s %-15s %s\n", "TASK", "LEVEL", "CATEGORY", "ABOUT");
+		json_array_foreach(arr, k, o)
+			printf("%-34s %-5d %-15s %s\n", json_string_value(json_object_get(o, "task")),
+			       (int)json_integer_value(json_object_get(o, "level")),
+			       json_string_value(json_object_get(o, "category")),
+			       json_string_value(json_object_get(o, "about")));
 		json_decref(arr);
 		printf("%d task%s\n", shown, shown == 1 ? "" : "s");
 	}

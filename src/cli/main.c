@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "kjudge/fsutil.h"
 
 static char root_dir[PATH_MAX], bin_dir[PATH_MAX];
 
@@ -73,11 +74,18 @@ const char *kj_cli_bindir(void)
 
 int kj_cli_read_file(const char *path, char **buf, size_t *len, struct kj_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	const char *kind;
+	int fd = kj_open_regular(path, &kind);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	char *b = NULL;
 	size_t cap = 0, n = 0, r;
-	if (!f)
+	if (fd < 0 && *kind)
+		return kj_err_set(err, KJ_E_USAGE, "'%s' is %s, not a file", path, kind);
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return kj_err_sys(err, "cannot open '%s'", path);
+	}
 	do {
 		if (n + 65536 + 1 > cap) {
 			char *nb;
@@ -114,9 +122,15 @@ int kj_cli_load_task(const char *arg, kj_task **out, struct kj_err *err)
 {
 	char path[PATH_MAX + 64];
 	size_t n = strlen(arg);
-	if ((n > 3 && !strcmp(arg + n - 3, ".kt")) || is_file(arg)) {
+	struct stat st;
+	/* a path (a FIFO or a folder is refused there, by what it is) */
+	if ((n > 3 && !strcmp(arg + n - 3, ".kt")) || stat(arg, &st) == 0)
 		return kj_task_load(arg, out, err);
-	}
+	/* a name is its path under tasks/: one spelling per task */
+	for (const char *c = arg; *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : c + strlen(c))
+		if (c[0] == '/' || (c[0] == '.' && (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2])))))
+			return kj_err_set(err, KJ_E_USAGE, "task name '%s' has an empty, '.' or '..' part: a task is "
+					  "named by its path under tasks/ without .kt (level1/relu)", arg);
 	snprintf(path, sizeof(path), "%s/tasks/%s.kt", kj_cli_root(), arg);
 	if (!is_file(path))
 		return kj_err_set(err, KJ_E_NOTFOUND,

@@ -2,6 +2,7 @@
 #include "kjudge/fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,4 +52,36 @@ int kj_which(const char *name, char *out, size_t len)
 	}
 	errno = ENOENT;
 	return -1;
+}
+
+int kj_open_regular(const char *path, const char **kind)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fl;
+	if (kind)
+		*kind = "";
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (kind)
+			*kind = S_ISDIR(st.st_mode)    ? "a directory"
+				: S_ISFIFO(st.st_mode) ? "a FIFO"
+				: S_ISCHR(st.st_mode)  ? "a character device"
+				: S_ISBLK(st.st_mode)  ? "a block device"
+				: S_ISSOCK(st.st_mode) ? "a socket"
+						       : "not a regular file";
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	/* reads of a regular file never wait; the flag only mattered for open */
+	if ((fl = fcntl(fd, F_GETFL)) >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }

@@ -6,12 +6,16 @@
  * happen in plan.c, called from kj_task_parse() for every shape list entry.
  */
 #include "kjudge/task.h"
+#include "kjudge/fsutil.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "task/lexer.h"
 
@@ -401,6 +405,26 @@ static int is_reserved(const char *s)
 		if (!strcmp(s, cwords[i]))
 			return 1;
 	return kj_dtype_from_name(s, &d) == 0;
+}
+
+/* A task's name is the candidate's exported function: the C library's own
+ * functions (and the entry point) cannot be it, a candidate defining one
+ * would replace it in its process. */
+static int is_libc_name(const char *s)
+{
+	static const char *const libc[] = {
+		"main", "exit", "_exit", "abort", "atexit", "malloc", "calloc", "realloc", "free",
+		"memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strcpy", "printf", "puts",
+		"fprintf", "sprintf", "snprintf", "write", "read", "open", "close", "signal", "raise",
+		"kill", "fork", "exec", "system", "sleep", "usleep", "time", "clock", "rand", "srand",
+		"abs", "labs", "fabs", "fabsf", "exp", "expf", "log", "logf", "sqrt", "sqrtf", "pow",
+		"powf", "sin", "sinf", "cos", "cosf", "tan", "tanf", "tanh", "tanhf", "erf", "erff",
+		"floor", "ceil", "round", "fmin", "fmax", "fminf", "fmaxf", "min", "max", "assert",
+		"dlopen", "dlsym", "mmap", "munmap", "mprotect", "syscall", NULL };
+	for (int i = 0; libc[i]; i++)
+		if (!strcmp(s, libc[i]))
+			return 1;
+	return 0;
 }
 
 /* Dim expressions may use + - * / on integers and symbols only. */
@@ -809,9 +833,9 @@ static int parse_bindings(struct parser *p, int bench)
 					return expected(p, "a number for weight");
 				}
 				b->weight = p->lx.fval;
-				if (!(b->weight > 0)) {
+				if (!(b->weight > 0) || !isfinite(b->weight)) {
 					free(seen);
-					return perr(p, here(p), "weight must be > 0");
+					return perr(p, here(p), "weight must be a finite number > 0, not %s", p->lx.text);
 				}
 				next(p);
 				continue;
@@ -863,6 +887,8 @@ static int parse_number(struct parser *p, double *out)
 	if (p->lx.tok != KJ_T_INT && p->lx.tok != KJ_T_FLOAT)
 		return expected(p, "a number");
 	*out = neg ? -p->lx.fval : p->lx.fval;
+	if (!isfinite(*out))
+		return perr(p, here(p), "a finite number is needed here, not %s", p->lx.text);
 	next(p);
 	return 0;
 }
@@ -922,8 +948,16 @@ static int parse_metric(struct parser *p)
 			return expected(p, what);
 		}
 		next(p);
-		if (parse_number(p, dst))
-			return KJ_E_PARSE;
+		{
+			kj_loc at = here(p);
+			if (parse_number(p, dst))
+				return KJ_E_PARSE;
+			/* a bound no output can meet is a typo that fails every candidate */
+			if (dst == &tol->cos_min && !(*dst <= 1))
+				return perr(p, at, "cos>=%g cannot be met: a cosine is at most 1", *dst);
+			if (dst != &tol->cos_min && !(*dst >= 0))
+				return perr(p, at, "%s<=%g cannot be met: %s is never negative", name, *dst, name);
+		}
 		got++;
 	}
 	if (!got)
@@ -962,8 +996,9 @@ static int parse_statement(struct parser *p)
 			return expected(p, "a task name (an identifier: it is also the candidate's function name)");
 		if (t->name)
 			return perr(p, loc, "second 'task' line");
-		if (is_reserved(p->lx.text))
-			return perr(p, here(p), "'%s' cannot name a task: it is a keyword or a C name", p->lx.text);
+		if (is_reserved(p->lx.text) || is_libc_name(p->lx.text))
+			return perr(p, here(p), "'%s' cannot name a task: it is a keyword, a C name or a C library "
+				    "function (the task's name is the candidate's function name)", p->lx.text);
 		t->name = xstrdup(p->lx.text);
 		p->have_task = 1;
 		next(p);
@@ -1055,8 +1090,12 @@ static int validate(struct parser *p)
 	return 0;
 }
 
-static const char *task_id_of(const char *path, char *buf, size_t len)
+static const char *task_id_of(const char *given, char *buf, size_t len)
 {
+	char real[PATH_MAX];
+	/* the file's one canonical path: tasks/level1/../level1/relu.kt is
+	 * level1/relu, not a second task */
+	const char *path = realpath(given, real) ? real : given;
 	const char *s = strstr(path, "tasks/"), *last = NULL;
 	size_t n;
 	while (s) { /* the last "tasks/" component */
@@ -1072,6 +1111,48 @@ static const char *task_id_of(const char *path, char *buf, size_t len)
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	return buf;
+}
+
+/* Bench weights of one kind (GPU, CPU) are shares of the score: they sum to
+ * 1 (within rounding of the printed shares). */
+static int check_weights(struct parser *p)
+{
+	for (int kind = 1; kind <= 2; kind++) {
+		double sum = 0;
+		int n = 0;
+		kj_loc at = {0};
+		for (int i = 0; i < p->t->nbind; i++)
+			if (p->t->binds[i].bench == kind) {
+				sum += p->t->binds[i].weight;
+				at = n++ ? at : p->t->binds[i].loc;
+			}
+		if (n && fabs(sum - 1) > 0.01)
+			return perr(p, at, "the weights of the %sbench shapes sum to %g, not 1 (a weight is the shape's "
+				    "share of the score)", kind == 2 ? "cpu " : "", sum);
+	}
+	return 0;
+}
+
+/* What judging one shape holds at once, about: every value at its dtype
+ * and the fp64 reference's copy of it.  A check shape is judged on the
+ * CPU too and must fit in KJ_CHECK_BYTES; a bench shape in the device's
+ * memory (KJ_BENCH_BYTES, an H200 less room for the judge). */
+#define KJ_CHECK_BYTES (8.0 * (1 << 30))
+#define KJ_BENCH_BYTES (100.0 * (1 << 30))
+#define KJ_CPU_BENCH_BYTES (16.0 * (1 << 30))
+static int check_size(struct parser *p, int bind, const kj_plan *plan)
+{
+	const kj_binding *b = &p->t->binds[bind];
+	double bytes = 0, cap = b->bench == 0 ? KJ_CHECK_BYTES : b->bench == 1 ? KJ_BENCH_BYTES : KJ_CPU_BENCH_BYTES;
+	char bs[512];
+	for (int i = 0; i < p->t->nvals; i++)
+		bytes += (double)kj_shape_numel(&plan->vals[i].shape) * (double)(kj_dtype_size(plan->vals[i].dtype) + 8);
+	if (bytes <= cap)
+		return 0;
+	return perr(p, b->loc, "%s shape %s needs about %.1f GiB to judge (every value at its dtype and in "
+		    "fp64), more than the %.0f GiB a %s shape may use", b->bench ? "bench" : "check",
+		    kj_binding_str(p->t, b, bs, sizeof(bs)), bytes / (1 << 30), cap / (1 << 30),
+		    b->bench == 0 ? "check" : b->bench == 1 ? "bench" : "cpu bench");
 }
 
 int kj_task_parse(const char *text, size_t len, const char *path, kj_task **out,
@@ -1116,9 +1197,13 @@ int kj_task_parse(const char *text, size_t len, const char *path, kj_task **out,
 		for (int i = 0; i < p.t->nbind && !rc; i++) {
 			kj_plan plan;
 			rc = kj_plan_build(p.t, i, &plan, err);
-			if (!rc)
+			if (!rc) {
+				rc = check_size(&p, i, &plan);
 				kj_plan_release(&plan);
+			}
 		}
+		if (!rc)
+			rc = check_weights(&p);
 	} else {
 		rc = KJ_E_PARSE;
 	}
@@ -1132,12 +1217,19 @@ int kj_task_parse(const char *text, size_t len, const char *path, kj_task **out,
 
 int kj_task_load(const char *path, kj_task **out, struct kj_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	const char *kind;
+	int fd = kj_open_regular(path, &kind);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	char *buf;
 	long n;
 	int rc;
-	if (!f)
+	if (fd < 0 && *kind)
+		return kj_err_set(err, KJ_E_USAGE, "task '%s' is %s, not a task file", path, kind);
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return kj_err_sys(err, "cannot open task '%s'", path);
+	}
 	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
 		fclose(f);
 		return kj_err_sys(err, "cannot read task '%s'", path);

@@ -178,7 +178,7 @@ int main(void)
 	is_int(r.nbind, 3, "softmax: the three check shapes were linted");
 
 	is_int(lint_text(HEAD "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
-			      "y = relu(x)\ncheck B=4 D=9\nbench B=100000 D=100000 weight=1\n"
+			      "y = relu(x)\ncheck B=4 D=9\nbench B=30000 D=100000 weight=1\n"
 			      "bench cpu B=8 D=16 weight=1\n", &r),
 	       0, "relu passes (and its huge GPU bench shape is not run)");
 	is_int(r.nbind, 2, "relu: the check and bench cpu shapes, not the GPU bench shape");
