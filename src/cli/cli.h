@@ -12,12 +12,30 @@
 #include <stdio.h>
 
 #include "kjudge/compile.h"
+#include <jansson.h>
+
 #include "kjudge/err.h"
 #include "kjudge/gpu.h"
 #include "kjudge/store.h"
 #include "kjudge/task.h"
 
+/* The exit codes of every command (docs/cli.md): 0 success, 1 the candidate
+ * or the checked thing failed, 2 usage or task errors, 3 the judge or the
+ * store failed. */
 enum { KJ_EXIT_OK = 0, KJ_EXIT_FAIL = 1, KJ_EXIT_USAGE = 2, KJ_EXIT_JUDGE = 3 };
+
+/* The exit code for a task that could not be resolved or loaded (err.code):
+ * KJ_EXIT_USAGE for a missing, unreadable-as-a-task or invalid task file,
+ * KJ_EXIT_JUDGE for anything else (out of memory, I/O). */
+int kj_cli_task_exit(int code);
+
+/* A JSON string of s where every byte that is not valid UTF-8 is U+FFFD
+ * (jansson refuses such a string, and a field set from NULL vanishes);
+ * null for NULL. */
+json_t *kj_cli_json_string(const char *s);
+/* A JSON number, or "inf", "-inf", "nan" as strings (jansson has no
+ * non-finite numbers; docs/verdict.md). */
+json_t *kj_cli_json_real(double x);
 
 /* The folder holding tasks/ and examples/ (KJUDGE_HOME, or the parent of the
  * executable's build/ folder, or the current directory). */

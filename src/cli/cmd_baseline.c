@@ -322,7 +322,7 @@ int cmd_baseline(int argc, char **argv)
 	kj_err_init(&err);
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
 		fprintf(stderr, "kjudge baseline: %s\n", err.msg);
-		return KJ_EXIT_USAGE;
+		return kj_cli_task_exit(err.code);
 	}
 	if (!kj_gpu_available()) {
 		fprintf(stderr, "kjudge baseline: no CUDA device (or kjudge was built without CUDA)\n");

@@ -148,7 +148,7 @@ int cmd_eval(int argc, char **argv)
 	kj_err_init(&err);
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
 		fprintf(stderr, "kjudge eval: %s\n", err.msg);
-		return KJ_EXIT_USAGE;
+		return kj_cli_task_exit(err.code);
 	}
 	if (kj_cli_read_file(argv[optind + 1], &src, &len, &err)) {
 		fprintf(stderr, "kjudge eval: %s\n", err.msg);

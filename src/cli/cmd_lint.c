@@ -47,29 +47,29 @@ static int lint_one(const char *arg, int json, int sizing, const kj_sizing_table
 	if (kj_cli_load_task(arg, &t, &err)) {
 		fprintf(stderr, "kjudge lint-tasks: %s\n", err.msg);
 		o = json_object();
-		json_object_set_new(o, "task", json_string(arg));
+		json_object_set_new(o, "task", kj_cli_json_string(arg));
 		json_object_set_new(o, "ok", json_false());
-		json_object_set_new(o, "error", json_string(err.msg));
+		json_object_set_new(o, "error", kj_cli_json_string(err.msg));
 		json_array_append_new(arr, o);
-		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_JUDGE;
+		return kj_cli_task_exit(err.code);
 	}
 	memset(&r, 0, sizeof(r));
 	if ((sizing != 2 && kj_lint_task(t, NULL, &r, &err)) ||
 	    (sizing && (kj_calib_h200(&cal), nsz = kj_lint_sizing(t, &cal, meas, sz, MAX_SIZED, &r, &err)) < 0)) {
 		fprintf(stderr, "kjudge lint-tasks: %s: %s\n", t->id, err.msg);
 		o = json_object();
-		json_object_set_new(o, "task", json_string(t->id));
+		json_object_set_new(o, "task", kj_cli_json_string(t->id));
 		json_object_set_new(o, "ok", json_false());
-		json_object_set_new(o, "error", json_string(err.msg));
+		json_object_set_new(o, "error", kj_cli_json_string(err.msg));
 		json_array_append_new(arr, o);
 		kj_task_free(t);
 		return KJ_EXIT_JUDGE;
 	}
 	reasons = json_array();
 	for (int i = 0; i < r.nreasons; i++)
-		json_array_append_new(reasons, json_string(r.reason[i]));
+		json_array_append_new(reasons, kj_cli_json_string(r.reason[i]));
 	o = json_object();
-	json_object_set_new(o, "task", json_string(t->id));
+	json_object_set_new(o, "task", kj_cli_json_string(t->id));
 	json_object_set_new(o, "ok", json_boolean(r.nreasons == 0));
 	json_object_set_new(o, "shapes", json_integer(r.nbind));
 	json_object_set_new(o, "reasons", reasons);
@@ -79,11 +79,11 @@ static int lint_one(const char *arg, int json, int sizing, const kj_sizing_table
 		for (int i = 0; i < nsz && i < MAX_SIZED; i++) {
 			json_t *x = json_object();
 			kj_binding_str(t, &t->binds[sz[i].bind], bs, sizeof(bs));
-			json_object_set_new(x, "shape", json_string(bs));
-			json_object_set_new(x, "est_ms", json_real(sz[i].est_ms));
+			json_object_set_new(x, "shape", kj_cli_json_string(bs));
+			json_object_set_new(x, "est_ms", kj_cli_json_real(sz[i].est_ms));
 			json_object_set_new(x, "measured_ms",
-					    sz[i].meas_ms > 0 ? json_real(sz[i].meas_ms) : json_null());
-			json_object_set_new(x, "mem_gb", json_real(sz[i].mem_bytes / 1e9));
+					    sz[i].meas_ms > 0 ? kj_cli_json_real(sz[i].meas_ms) : json_null());
+			json_object_set_new(x, "mem_gb", kj_cli_json_real(sz[i].mem_bytes / 1e9));
 			json_array_append_new(sa, x);
 		}
 		json_object_set_new(o, "sizing", sa);
@@ -189,7 +189,7 @@ int cmd_lint_tasks(int argc, char **argv)
 	if (json) {
 		json_t *o = json_object();
 		char *s;
-		json_object_set_new(o, "schema", json_string("kjudge.lint/1"));
+		json_object_set_new(o, "schema", kj_cli_json_string("kjudge.lint/1"));
 		json_object_set_new(o, "passed", json_integer(passed));
 		json_object_set_new(o, "failed", json_integer(failed));
 		json_object_set_new(o, "errors", json_integer(errors));

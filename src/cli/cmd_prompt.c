@@ -178,7 +178,7 @@ int cmd_prompt(int argc, char **argv)
 	}
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
 		fprintf(stderr, "kjudge prompt: %s\n", err.msg);
-		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_FAIL;
+		return kj_cli_task_exit(err.code);
 	}
 	if (refine) {
 		memset(&prev, 0, sizeof(prev));

@@ -329,7 +329,7 @@ int cmd_refine(int argc, char **argv)
 	for (int i = 0; i < ntasks; i++) {
 		if (kj_cli_load_task(argv[optind + i], &tasks[i], &err)) {
 			fprintf(stderr, "kjudge refine: %s\n", err.msg);
-			exit_code = KJ_EXIT_USAGE;
+			exit_code = kj_cli_task_exit(err.code);
 			goto out;
 		}
 		for (int j = 0; j < i; j++)

@@ -57,7 +57,7 @@ int cmd_tasks(int argc, char **argv)
 			puts("usage: kjudge tasks [--level N] [--category C] [--suite S] [--json]\n\n"
 			     "Lists every task under tasks/ (a suite is a folder there: level1, level2...).\n"
 			     "Every task is parsed and checked; a task that fails to load is reported and\n"
-			     "makes the command exit 3.");
+			     "makes the command exit 2 (a task error).");
 			json_decref(arr);
 			return KJ_EXIT_OK;
 		default:
@@ -98,12 +98,12 @@ int cmd_tasks(int argc, char **argv)
 		shown++;
 		{
 			json_t *o = json_object();
-			json_object_set_new(o, "task", json_string(t->id));
-			json_object_set_new(o, "name", json_string(t->name));
+			json_object_set_new(o, "task", kj_cli_json_string(t->id));
+			json_object_set_new(o, "name", kj_cli_json_string(t->name));
 			json_object_set_new(o, "level", json_integer(t->level));
-			json_object_set_new(o, "category", json_string(t->category));
-			json_object_set_new(o, "about", json_string(t->about));
-			json_object_set_new(o, "path", json_string(t->path));
+			json_object_set_new(o, "category", kj_cli_json_string(t->category));
+			json_object_set_new(o, "about", kj_cli_json_string(t->about));
+			json_object_set_new(o, "path", kj_cli_json_string(t->path));
 			json_array_append_new(arr, o);
 		}
 		kj_task_free(t);
@@ -133,7 +133,7 @@ int cmd_tasks(int argc, char **argv)
 		json_decref(arr);
 		printf("%d task%s\n", shown, shown == 1 ? "" : "s");
 	}
-	return bad ? KJ_EXIT_JUDGE : KJ_EXIT_OK;
+	return bad ? KJ_EXIT_USAGE : KJ_EXIT_OK;
 }
 
 static const char *kind_name(kj_value_kind k)
@@ -185,7 +185,7 @@ int cmd_show(int argc, char **argv)
 	kj_err_init(&err);
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
 		fprintf(stderr, "kjudge show: %s\n", err.msg);
-		return err.code == KJ_E_NOTFOUND ? KJ_EXIT_USAGE : KJ_EXIT_FAIL;
+		return kj_cli_task_exit(err.code);
 	}
 	if (kj_task_prototype(t, 0, cproto, sizeof(cproto)) || kj_task_prototype(t, 1, proto, sizeof(proto))) {
 		fprintf(stderr, "kjudge show: %s: the prototype does not fit in %zu bytes\n", t->id,
@@ -195,11 +195,11 @@ int cmd_show(int argc, char **argv)
 	}
 	o = json_object();
 	shapes = json_array();
-	json_object_set_new(o, "task", json_string(t->id));
-	json_object_set_new(o, "name", json_string(t->name));
+	json_object_set_new(o, "task", kj_cli_json_string(t->id));
+	json_object_set_new(o, "name", kj_cli_json_string(t->name));
 	json_object_set_new(o, "level", json_integer(t->level));
-	json_object_set_new(o, "category", json_string(t->category));
-	json_object_set_new(o, "about", json_string(t->about));
+	json_object_set_new(o, "category", kj_cli_json_string(t->category));
+	json_object_set_new(o, "about", kj_cli_json_string(t->about));
 	if (!json) {
 		printf("task      %s (%s)\nlevel     %d\ncategory  %s\nabout     %s\n\n", t->id, t->name,
 		       t->level, t->category, t->about);
@@ -224,11 +224,11 @@ int cmd_show(int argc, char **argv)
 		kj_binding_str(t, &t->binds[b], bs, sizeof(bs));
 		if (json) {
 			json_t *s = json_object();
-			json_object_set_new(s, "kind", json_string(kind));
-			json_object_set_new(s, "dims", json_string(bs));
-			json_object_set_new(s, "weight", json_real(t->binds[b].weight));
-			json_object_set_new(s, "flops", json_real(p.flops));
-			json_object_set_new(s, "min_bytes", json_real(p.min_bytes));
+			json_object_set_new(s, "kind", kj_cli_json_string(kind));
+			json_object_set_new(s, "dims", kj_cli_json_string(bs));
+			json_object_set_new(s, "weight", kj_cli_json_real(t->binds[b].weight));
+			json_object_set_new(s, "flops", kj_cli_json_real(p.flops));
+			json_object_set_new(s, "min_bytes", kj_cli_json_real(p.min_bytes));
 			json_array_append_new(shapes, s);
 		} else {
 			printf("%-10s %-40s %8.3g %14.4f %14.3f\n", kind, bs, t->binds[b].weight,
@@ -238,8 +238,8 @@ int cmd_show(int argc, char **argv)
 	}
 	if (json) {
 		json_object_set_new(o, "shapes", shapes);
-		json_object_set_new(o, "prototype_cpu", json_string(cproto));
-		json_object_set_new(o, "prototype_cuda", json_string(proto));
+		json_object_set_new(o, "prototype_cpu", kj_cli_json_string(cproto));
+		json_object_set_new(o, "prototype_cuda", kj_cli_json_string(proto));
 		print_json(o);
 	} else {
 		json_decref(shapes);
@@ -276,10 +276,10 @@ int cmd_ops(int argc, char **argv)
 			snprintf(sig + off, sizeof(sig) - off, ")");
 		if (json) {
 			json_t *o = json_object();
-			json_object_set_new(o, "name", json_string(ops[i].name));
-			json_object_set_new(o, "signature", json_string(sig));
-			json_object_set_new(o, "doc", json_string(ops[i].doc ? ops[i].doc : ""));
-			json_object_set_new(o, "notes", ops[i].notes ? json_string(ops[i].notes) : json_null());
+			json_object_set_new(o, "name", kj_cli_json_string(ops[i].name));
+			json_object_set_new(o, "signature", kj_cli_json_string(sig));
+			json_object_set_new(o, "doc", kj_cli_json_string(ops[i].doc ? ops[i].doc : ""));
+			json_object_set_new(o, "notes", ops[i].notes ? kj_cli_json_string(ops[i].notes) : json_null());
 			json_array_append_new(arr, o);
 		} else {
 			printf("%-44s %s\n", sig, ops[i].doc ? ops[i].doc : "");

@@ -1,8 +1,10 @@
 /* kjudge: the command-line tool, a thin client of libkjudge. */
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +138,22 @@ int kj_cli_load_task(const char *arg, kj_task **out, struct kj_err *err)
 		return kj_err_set(err, KJ_E_NOTFOUND,
 				  "unknown task '%s': no file %s (run `kjudge tasks` for the list)", arg, path);
 	return kj_task_load(path, out, err);
+}
+
+int kj_cli_task_exit(int code)
+{
+	switch (code) {
+	case KJ_E_PARSE:
+	case KJ_E_TYPE:
+	case KJ_E_USAGE:
+	case KJ_E_NOTFOUND:
+	case KJ_E_UNSUPPORTED:
+		return KJ_EXIT_USAGE;
+	case KJ_E_SYS: /* a task file that cannot be opened: named wrong */
+		return KJ_EXIT_USAGE;
+	default:
+		return KJ_EXIT_JUDGE;
+	}
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -289,6 +307,174 @@ static const char usage[] =
 	"TASK is a path under tasks/ without .kt (level1/softmax) or a .kt file.\n"
 	"Run `kjudge COMMAND --help` for a command's options.\n";
 
+/* --json: one JSON object on stdout in every case.  The commands write
+ * their JSON when they have a result and their messages on stderr; a
+ * command that ends with an error before writing any JSON gets
+ * {"error": {...}, "exit": N} written for it here, with its last message
+ * as the text.  stdout and stderr are passed through cookie streams that
+ * count what was written and keep stderr's last line, so that this
+ * promise is kept in one place for every command. */
+static size_t json_out_bytes;
+static char json_last_err[1024], json_err_line[1024];
+static size_t json_err_len;
+
+static ssize_t cookie_out(void *c, const char *buf, size_t n)
+{
+	size_t done = 0;
+	(void)c;
+	while (done < n) {
+		ssize_t w = write(1, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return done ? (ssize_t)done : -1;
+		done += (size_t)w;
+	}
+	json_out_bytes += n;
+	return (ssize_t)n;
+}
+
+static ssize_t cookie_err(void *c, const char *buf, size_t n)
+{
+	size_t done = 0;
+	(void)c;
+	while (done < n) {
+		ssize_t w = write(2, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (json_err_len + 1 < sizeof(json_err_line))
+				json_err_line[json_err_len++] = buf[i];
+			continue;
+		}
+		json_err_line[json_err_len] = 0;
+		/* the message, not the "(see `kjudge X --help`)" after it */
+		if (json_err_len && json_err_line[0] != '(')
+			memcpy(json_last_err, json_err_line, json_err_len + 1);
+		json_err_len = 0;
+	}
+	return (ssize_t)n;
+}
+
+static int wants_json(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--json"))
+			return 1;
+	}
+	return 0;
+}
+
+static void json_wrap(void)
+{
+	cookie_io_functions_t out = { .write = cookie_out }, err = { .write = cookie_err };
+	FILE *o = fopencookie(NULL, "w", out), *e = fopencookie(NULL, "w", err);
+	if (!o || !e) {
+		if (o)
+			fclose(o);
+		if (e)
+			fclose(e);
+		return;
+	}
+	setvbuf(e, NULL, _IONBF, 0);
+	fflush(stdout);
+	stdout = o;
+	stderr = e;
+}
+
+static int json_finish(const char *cmd, int rc)
+{
+	const char *msg = json_last_err, *kind;
+	char prefix[64];
+	json_t *o, *eo;
+	char *text;
+	fflush(stdout);
+	if (rc == KJ_EXIT_OK || json_out_bytes)
+		return rc;
+	snprintf(prefix, sizeof(prefix), "kjudge %s: ", cmd);
+	if (!strncmp(msg, prefix, strlen(prefix)))
+		msg += strlen(prefix);
+	kind = rc == KJ_EXIT_FAIL ? "failed" : rc == KJ_EXIT_USAGE ? "usage" : "judge";
+	eo = json_object();
+	json_object_set_new(eo, "command", json_string(cmd));
+	json_object_set_new(eo, "kind", json_string(kind));
+	json_object_set_new(eo, "message", kj_cli_json_string(*msg ? msg : "failed (no message)"));
+	o = json_object();
+	json_object_set_new(o, "error", eo);
+	json_object_set_new(o, "exit", json_integer(rc));
+	text = json_dumps(o, JSON_INDENT(2));
+	if (text) {
+		fputs(text, stdout);
+		fputc('\n', stdout);
+		free(text);
+	}
+	json_decref(o);
+	fflush(stdout);
+	return rc;
+}
+
+json_t *kj_cli_json_string(const char *s)
+{
+	json_t *j;
+	char *fixed;
+	size_t n, k = 0;
+	if (!s)
+		return json_null();
+	if ((j = json_string(s)))
+		return j;
+	/* not UTF-8: each byte that is not part of a valid sequence becomes
+	 * U+FFFD, so the field is there and says something was replaced */
+	n = strlen(s);
+	fixed = malloc(3 * n + 1);
+	if (!fixed)
+		return json_null();
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+		int ok = len && i + len <= n;
+		for (size_t q = 1; ok && q < len; q++)
+			ok = ((unsigned char)s[i + q] >> 6) == 2;
+		if (ok && len > 1) { /* overlong forms and surrogates: jansson's own check */
+			char tmp[5];
+			json_t *t;
+			memcpy(tmp, s + i, len);
+			tmp[len] = 0;
+			t = json_string(tmp);
+			ok = t != NULL;
+			json_decref(t);
+		}
+		if (ok) {
+			memcpy(fixed + k, s + i, len);
+			k += len;
+			i += len;
+		} else {
+			memcpy(fixed + k, "\xef\xbf\xbd", 3);
+			k += 3;
+			i++;
+		}
+	}
+	fixed[k] = 0;
+	j = json_string(fixed);
+	free(fixed);
+	return j ? j : json_null();
+}
+
+json_t *kj_cli_json_real(double x)
+{
+	if (isnan(x))
+		return json_string("nan");
+	if (isinf(x))
+		return json_string(x > 0 ? "inf" : "-inf");
+	return json_real(x);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -319,8 +505,13 @@ int main(int argc, char **argv)
 		return KJ_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], cmds[i].name)) {
+			int json = wants_json(argc, argv), rc;
+			if (json)
+				json_wrap();
+			rc = cmds[i].fn(argc - 1, argv + 1);
+			return json ? json_finish(argv[1], rc) : rc;
+		}
 	fprintf(stderr, "kjudge: unknown command '%s'\n\n%s", argv[1], usage);
 	return KJ_EXIT_USAGE;
 }

@@ -64,7 +64,7 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	unsigned f = v->flags;
 	char fs[256];
 	json_object_set_new(o, "schema", json_string("kjudge.verdict/1"));
-	json_object_set_new(o, "task", json_string(v->task));
+	json_object_set_new(o, "task", safe_string(v->task));
 	json_object_set_new(o, "backend", json_string(kj_backend_name(v->backend)));
 	json_object_set_new(o, "candidate_sha256", json_string(v->sha256));
 	json_object_set_new(o, "status", json_string(kj_status_name(v->status)));

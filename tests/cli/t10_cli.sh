@@ -53,7 +53,7 @@ c = matmul(a, b)
 check M=2 K=64 N=3
 KT
 expect_success "a task error names file:line:col and the shapes" '
-	"$KJ" show "$TMP/bad.kt" 2>"$TMP/e"; test $? -eq 1 &&
+	"$KJ" show "$TMP/bad.kt" 2>"$TMP/e"; test $? -eq 2 &&
 	grep -qF "bad.kt:5:5: matmul: inner dims K=64 and 32 differ" "$TMP/e"'
 
 S=$KJ_ROOT/examples/solutions/cpu

@@ -47,8 +47,8 @@ expect_success "--json gives per-task results and counts" '
 expect_success "an unknown option is a usage error (2)" '"$KJ" lint-tasks --bogus 2>/dev/null; test $? -eq 2'
 expect_success "an unknown task is a usage error (2) that names it" '
 	"$KJ" lint-tasks level1/nope 2>"$TMP/e"; test $? -eq 2 && grep -q "level1/nope" "$TMP/e"'
-expect_success "a task that does not parse is a judge error (3)" '
-	printf "task broken\nlevel 1\n" >"$TMP/broken.kt" && "$KJ" lint-tasks "$TMP/broken.kt" 2>/dev/null; test $? -eq 3'
+expect_success "a task that does not parse is a task error (2), as in every command" '
+	printf "task broken\nlevel 1\n" >"$TMP/broken.kt" && "$KJ" lint-tasks "$TMP/broken.kt" 2>/dev/null; test $? -eq 2'
 cat >"$TMP/short.kt" <<'KT'
 task tiny
 level 1
