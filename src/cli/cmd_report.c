@@ -108,15 +108,18 @@ int cmd_report(int argc, char **argv)
 			weights = optarg;
 		else if (c == 'f') {
 			if (kj_report_format_parse(optarg, &fmt))
-				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html)", optarg);
+				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html, csv)", optarg);
 		} else if (c == 'h') {
-			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
+			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html|csv] [-o FILE]\n"
 			     "                         [--weights MANIFEST]\n\n"
-			     "Scores run RUN of a results store (default RUN.sqlite): rates, fast_p,\n"
-			     "fast_p@k, fast_p@N, speedups, SOL/IOU/MFU, S_agg, fallback rate, error\n"
-			     "classes, fix vs optimise, code metrics and attribution, for the whole run\n"
-			     "and per level, category, dtype and model (docs/scores.md).  html is one\n"
-			     "self-contained page with SVG charts.  --weights MANIFEST (a suite.json of\n"
+			     "Scores run RUN of a results store (default RUN.sqlite), opened read-only:\n"
+			     "the run's settings and devices, rates, fast_p, fast_p@k, fast_p@N, speedups,\n"
+			     "SOL/IOU/MFU, S_agg, fallback rate, error classes, fix vs optimise, code\n"
+			     "metrics and attribution, for the whole run and per level, category, dtype\n"
+			     "and model, then per task and per candidate (status, reason, speedup and its\n"
+			     "spread, SOL, flags; docs/scores.md).  A --no-perf run is reported as\n"
+			     "correctness only.  html is one self-contained page with SVG charts; csv is\n"
+			     "one row per candidate.  --weights MANIFEST (a suite.json of\n"
 			     "`kjudge trace import`, or its folder) adds the figures with each task weighted\n"
 			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).");
 			return KJ_EXIT_OK;
