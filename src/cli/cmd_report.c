@@ -53,12 +53,24 @@ static int load_pg(const char *cmd, const char *db, const char *run, kj_score_ru
 		return KJ_EXIT_FAIL;
 	}
 	close(fd);
-	rc = kj_store_open(db, &s, &err);
+	/* read-only: a report never migrates or writes the shared store */
+	rc = kj_store_open_readonly(db, &s, &err);
 	if (!rc)
 		rc = kj_store_export_sqlite(s, run, path, &err);
-	kj_store_close(s);
 	if (!rc)
 		rc = kj_score_load(path, run, r, &err);
+	if (!rc) {
+		/* the manifest names the store read, not the temporary copy */
+		char shown[1024], *name;
+		int v = kj_store_schema_version(s, &err);
+		kj_store_redact(db, shown, sizeof(shown));
+		if ((name = strdup(shown))) {
+			free((*r)->db_path);
+			(*r)->db_path = name;
+		}
+		(*r)->schema_version = v > 0 ? v : 0;
+	}
+	kj_store_close(s);
 	unlink(path);
 	snprintf(side, sizeof(side), "%s-wal", path);
 	unlink(side);

@@ -201,4 +201,12 @@ expect_success "the queue's C tests pass against this server (leases, fencing, S
 	cat "$TMP/tc.out"
 	test $rc -eq 0 && ! grep -q "^not ok" "$TMP/tc.out" && grep -q "^1\.\.[1-9]" "$TMP/tc.out"'
 
+expect_success "kjudge report reads an older store as it is: no migration on read" '
+	pq "DROP TABLE run_jobs; DELETE FROM kjudge_schema; INSERT INTO kjudge_schema (version) VALUES (2)" &&
+	"$KJ" report cl --db "$URL" --format json >"$TMP/old.json" &&
+	test "$(json_get "$TMP/old.json" candidates)" = '"$ncand"' &&
+	test "$(json_get "$TMP/old.json" manifest.schema_version)" = 2 &&
+	test "$(pq "SELECT max(version) FROM kjudge_schema")" = 2 &&
+	test "$(pq "SELECT to_regclass('"'"'run_jobs'"'"') IS NULL")" = t'
+
 done_testing
