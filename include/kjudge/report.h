@@ -3,7 +3,10 @@
  * docs/scores.md) and one self-contained HTML page whose charts are SVG drawn
  * here (fast_p against p, fast_p@k and @N curves, a speedup histogram, a
  * roofline plot, category bars): no script, no stylesheet or font from the
- * network.  Also the text of `kjudge compare` and the JSONL of
+ * network.  Every format starts with the run's manifest (settings, devices,
+ * dates) and has per-task and per-candidate tables; csv is the per-candidate
+ * table alone, one row per candidate (docs/scores.md names the columns).
+ * Also the text of `kjudge compare` and the JSONL of
  * `kjudge export-pairs`.
  *
  * Ownership: every function returns a malloc'd NUL-terminated text in *out
@@ -16,9 +19,9 @@
 #include "kjudge/err.h"
 #include "kjudge/score.h"
 
-enum kj_report_format { KJ_REPORT_MD, KJ_REPORT_JSON, KJ_REPORT_HTML };
+enum kj_report_format { KJ_REPORT_MD, KJ_REPORT_JSON, KJ_REPORT_HTML, KJ_REPORT_CSV };
 
-/* "md", "json" or "html"; returns 0, or KJ_E_USAGE for another name. */
+/* "md", "json", "html" or "csv"; returns 0, or KJ_E_USAGE for another name. */
 int kj_report_format_parse(const char *name, enum kj_report_format *f);
 
 /* The report of run r whose summary is s. */

@@ -88,8 +88,12 @@ struct kj_score_cand {
 	int judged;                           /* has a verdict */
 	int compiled, call_ok, correct, fallback;
 	char *status, *stage, *reason, *flags; /* '' when not judged */
+	char *judged_at;                      /* '' when not judged */
+	int no_perf;                          /* judged without timing (--no-perf) */
 	double speedup;                       /* NAN when not timed */
 	double rel_iqr;                       /* max over shapes of iqr_ms / ms, 0 unknown */
+	double base_rel_iqr;                  /* the same of the baseline's times; NAN unknown */
+	double sol;                           /* sum w sol_frac / sum w over shapes; NAN unknown */
 	struct kj_code_metrics code;
 	struct kj_score_shape *shapes;
 	int nshapes;
@@ -99,24 +103,41 @@ struct kj_score_cand {
 #define KJ_SCORE_MAX_RATES 8
 struct kj_score_roof {
 	char device[128];
+	char created[40]; /* when the calibration was measured */
 	double copy_gbs; /* NAN unknown */
 	int nrates;
 	char rate_name[KJ_SCORE_MAX_RATES][16];
 	double rate_tflops[KJ_SCORE_MAX_RATES];
 };
 
+/* A device the run's verdicts were measured on. */
+struct kj_score_device {
+	char name[128], uuid[96], arch[32];
+	int verdicts;
+};
+
 typedef struct kj_score_run {
 	int64_t id;
 	char *name, *backend, *created, *db_path;
+	/* the run's manifest as the store recorded it at its first `kjudge run`:
+	   the SPEC, the settings (a JSON object text) and the kjudge version */
+	char *spec, *settings, *version;
+	char *first_judged, *last_judged;   /* '' when nothing is judged */
+	int schema_version;                 /* the store's PRAGMA user_version */
+	int verdict_settings;               /* distinct verdict settings (cache keys) */
 	struct kj_score_cand *c; /* in candidate id order */
 	size_t n;
 	struct kj_score_roof *roofs;
 	int nroofs;
+	struct kj_score_device *devices;
+	int ndevices;
 } kj_score_run;
 
-/* Reads run `run` from the store database at db_path, opened read-only.
- * Returns 0 with *out set, KJ_E_IO (cannot open, not a kjudge store),
- * KJ_E_NOTFOUND ("no run 'x' in FILE") or KJ_E_NOMEM. */
+/* Reads run `run` from the store database at db_path, opened read-only, with
+ * no migration and no write of any kind: a store on read-only media or in a
+ * folder the caller cannot write is read as an immutable file.  Returns 0 with
+ * *out set, KJ_E_IO (cannot open, not a kjudge store), KJ_E_NOTFOUND ("no run
+ * 'x' in FILE") or KJ_E_NOMEM. */
 int kj_score_load(const char *db_path, const char *run, kj_score_run **out, struct kj_err *err);
 void kj_score_run_free(kj_score_run *r);
 
@@ -127,9 +148,12 @@ struct kj_score_group {
 	char *key;
 	int tasks;        /* (model, task) items: fast_p's denominator */
 	int candidates, judged, compiled, call_ok, correct;
+	int timed;        /* correct candidates with a speedup */
+	int untimed;      /* judged candidates judged without timing (--no-perf) */
 	double compile_rate, call_rate, correct_rate; /* over candidates */
 	double correct_per_compile;
-	double fast_p[KJ_SCORE_NP];
+	double fast_p[KJ_SCORE_NP]; /* NAN when the slice was not timed (not_timed) */
+	int not_timed;          /* correct candidates, or judged ones, and none timed */
 	double speedup_geomean; /* over correct candidates with a speedup */
 	int speedups;
 	double sol_frac_median, iou_median, mfu_median; /* over shapes of correct candidates */
@@ -227,16 +251,18 @@ int kj_score_pairs(const kj_score_run *r, struct kj_score_pair **pairs, size_t *
 struct kj_score_cmp_task {
 	const char *task;   /* points into run a */
 	int matched;        /* candidate pairs of this task */
-	int both_correct;   /* pairs correct in both runs with both speedups */
+	int both_correct;   /* pairs correct in both runs, timed or not */
+	int both_timed;     /* of those, pairs with a speedup on both sides */
 	int status_changed; /* pairs whose status differs */
-	double speedup_a, speedup_b; /* geometric means over both_correct pairs */
-	double ratio;       /* max / min of the two; NAN when both_correct == 0 */
+	double speedup_a, speedup_b; /* geometric means over both_timed pairs */
+	double ratio;       /* max / min of the two; NAN when both_timed == 0 */
 };
 
 struct kj_score_compare {
 	struct kj_score_cmp_task *t; /* tasks of a with a match, sorted by name */
 	size_t n;
 	int matched, matched_by_sha, unmatched_a, unmatched_b, status_changed;
+	int both_correct, both_timed; /* sums over tasks */
 	double median_ratio, worst_ratio; /* over tasks with a ratio */
 	const char *worst_task;
 };

@@ -44,6 +44,12 @@ int kj_store_schema_latest(void);
  * KJ_E_IO (cannot open, not a database, read-only), KJ_E_UNSUPPORTED (written
  * by a newer kjudge: user_version above kj_store_schema_latest()) or KJ_E_NOMEM. */
 int kj_store_open(const char *path, kj_db **out, struct kj_err *err);
+/* Opens a PostgreSQL store (a postgresql:// URL) for reading only: no
+ * migration, every transaction read-only (reports: kj_store_export_sqlite).
+ * Returns 0, KJ_E_USAGE (not a URL: SQLite stores are read by
+ * kj_score_load), KJ_E_IO (cannot connect, not a kjudge store),
+ * KJ_E_UNSUPPORTED (a newer schema) or KJ_E_NOMEM. */
+int kj_store_open_readonly(const char *url, kj_db **out, struct kj_err *err);
 /* Closes the database; an open kj_store_begin() is rolled back.  NULL is fine. */
 void kj_store_close(kj_db *s);
 /* The SQLite handle, for read queries (reports).  Owned by the store; use it

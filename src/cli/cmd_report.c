@@ -53,12 +53,24 @@ static int load_pg(const char *cmd, const char *db, const char *run, kj_score_ru
 		return KJ_EXIT_FAIL;
 	}
 	close(fd);
-	rc = kj_store_open(db, &s, &err);
+	/* read-only: a report never migrates or writes the shared store */
+	rc = kj_store_open_readonly(db, &s, &err);
 	if (!rc)
 		rc = kj_store_export_sqlite(s, run, path, &err);
-	kj_store_close(s);
 	if (!rc)
 		rc = kj_score_load(path, run, r, &err);
+	if (!rc) {
+		/* the manifest names the store read, not the temporary copy */
+		char shown[1024], *name;
+		int v = kj_store_schema_version(s, &err);
+		kj_store_redact(db, shown, sizeof(shown));
+		if ((name = strdup(shown))) {
+			free((*r)->db_path);
+			(*r)->db_path = name;
+		}
+		(*r)->schema_version = v > 0 ? v : 0;
+	}
+	kj_store_close(s);
 	unlink(path);
 	snprintf(side, sizeof(side), "%s-wal", path);
 	unlink(side);
@@ -108,15 +120,18 @@ int cmd_report(int argc, char **argv)
 			weights = optarg;
 		else if (c == 'f') {
 			if (kj_report_format_parse(optarg, &fmt))
-				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html)", optarg);
+				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html, csv)", optarg);
 		} else if (c == 'h') {
-			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html] [-o FILE]\n"
+			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html|csv] [-o FILE]\n"
 			     "                         [--weights MANIFEST]\n\n"
-			     "Scores run RUN of a results store (default RUN.sqlite): rates, fast_p,\n"
-			     "fast_p@k, fast_p@N, speedups, SOL/IOU/MFU, S_agg, fallback rate, error\n"
-			     "classes, fix vs optimise, code metrics and attribution, for the whole run\n"
-			     "and per level, category, dtype and model (docs/scores.md).  html is one\n"
-			     "self-contained page with SVG charts.  --weights MANIFEST (a suite.json of\n"
+			     "Scores run RUN of a results store (default RUN.sqlite), opened read-only:\n"
+			     "the run's settings and devices, rates, fast_p, fast_p@k, fast_p@N, speedups,\n"
+			     "SOL/IOU/MFU, S_agg, fallback rate, error classes, fix vs optimise, code\n"
+			     "metrics and attribution, for the whole run and per level, category, dtype\n"
+			     "and model, then per task and per candidate (status, reason, speedup and its\n"
+			     "spread, SOL, flags; docs/scores.md).  A --no-perf run is reported as\n"
+			     "correctness only.  html is one self-contained page with SVG charts; csv is\n"
+			     "one row per candidate.  --weights MANIFEST (a suite.json of\n"
 			     "`kjudge trace import`, or its folder) adds the figures with each task weighted\n"
 			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).");
 			return KJ_EXIT_OK;

@@ -1,6 +1,7 @@
 /*
  * The HTML report: one self-contained page (inline CSS, inline SVG, no script,
- * nothing fetched), with the tables of the Markdown report and five charts
+ * nothing fetched), with the run's manifest, the tables of the Markdown report
+ * (per task and per candidate too, with ids a test can find) and six charts
  * drawn here as SVG: fast_p against p, fast_p@k and fast_p@N curves, a
  * histogram of speedups in log2 bins, a roofline plot and category bars.
  */
@@ -138,6 +139,8 @@ static void chart_fast_p(struct kjr_buf *b, const kj_score_summary *s)
 	struct axis x = { 0, 2, 0, 0 }, y = { 0, 1, 0, 0 };
 	double ys[KJ_SCORE_NP];
 	frame(b, "fast_p against p", &x, &y, "speedup threshold p", "fast_p");
+	if (s->all.not_timed)
+		no_data(b);
 	series(b, &x, &y, kj_score_p, s->all.fast_p, KJ_SCORE_NP, 0);
 	legend(b, 0, "all");
 	for (int m = 0; s->n_model > 1 && m < s->n_model && m < NCOL - 1; m++) {
@@ -357,7 +360,7 @@ static void table_row(struct kjr_buf *b, const char *key, const struct kj_score_
 		   g->tasks, g->candidates, g->judged, g->compiled, g->call_ok, g->correct,
 		   kjr_fmt(t, sizeof(t), g->correct_per_compile, 3));
 	for (int p = 0; p < KJ_SCORE_NP; p++)
-		kjr_printf(b, "<td>%s</td>", kjr_fmt(t, sizeof(t), g->fast_p[p], 3));
+		kjr_printf(b, "<td>%s</td>", g->not_timed ? "not timed" : kjr_fmt(t, sizeof(t), g->fast_p[p], 3));
 	kjr_printf(b, "<td>%s</td>", kjr_fmt(t, sizeof(t), g->speedup_geomean, 3));
 	kjr_printf(b, "<td>%s</td>", kjr_fmt(t, sizeof(t), g->sol_frac_median, 3));
 	kjr_printf(b, "<td>%s</td>", kjr_fmt(t, sizeof(t), g->iou_median, 3));
@@ -388,7 +391,126 @@ static const char css[] =
 	"svg text{font-family:sans-serif;font-size:11px;fill:#333}"
 	"svg .t{font-size:14px;font-weight:bold}svg .yl{text-anchor:end}svg .xl{text-anchor:middle}"
 	"svg .al{text-anchor:middle;font-size:12px}svg .nd{text-anchor:middle;fill:#999;font-size:16px}"
-	"svg .g{stroke:#e4e4e4}svg .f{fill:none;stroke:#888}svg .pt{fill:#1f77b4;fill-opacity:.6}";
+	"svg .g{stroke:#e4e4e4}svg .f{fill:none;stroke:#888}svg .pt{fill:#1f77b4;fill-opacity:.6}"
+	"table.kv td{text-align:left}td.txt{text-align:left}td.pass{background:#e2f2e2}"
+	"td.fail{background:#f7e1e1}td.pending{background:#eee}p.note{font-size:13px;color:#444}";
+
+/* A text cell, cut after max characters; the whole text as its tooltip. */
+static void text_td(struct kjr_buf *b, const char *s, size_t max)
+{
+	char t[1024];
+	kjr_trunc(t, sizeof(t), s, max);
+	kjr_puts(b, "<td class=\"txt\"");
+	if (strcmp(t, s)) {
+		kjr_puts(b, " title=\"");
+		kjr_html(b, s);
+		kjr_puts(b, "\"");
+	}
+	kjr_puts(b, ">");
+	kjr_html(b, t);
+	kjr_puts(b, "</td>");
+}
+
+static void manifest(struct kjr_buf *b, const kj_score_run *r, const kj_score_summary *s)
+{
+	struct kjr_item it[KJR_MAX_ITEMS];
+	int n = kjr_manifest(r, s, it, KJR_MAX_ITEMS);
+	kjr_puts(b, "<h2>Run</h2>\n<table id=\"manifest\" class=\"kv\">\n");
+	for (int i = 0; i < n; i++) {
+		kjr_puts(b, "<tr><th>");
+		kjr_html(b, it[i].key);
+		kjr_puts(b, "</th>");
+		text_td(b, it[i].val, 300);
+		kjr_puts(b, "</tr>\n");
+	}
+	kjr_puts(b, "</table>\n");
+}
+
+static void per_task(struct kjr_buf *b, const kj_score_run *r)
+{
+	struct kjr_task_row *t;
+	size_t n;
+	char x[4][32];
+	if (kjr_task_rows(r, &t, &n)) {
+		b->oom = 1;
+		return;
+	}
+	kjr_puts(b, "<h2>Per task</h2>\n<table id=\"per-task\"><tr><th>task</th><th>candidates</th>"
+		 "<th>correct</th><th>failures</th><th>speedup (geomean)</th><th>min</th><th>max</th>"
+		 "<th>spread (candidate)</th><th>SOL median</th><th>flags</th><th>first failure</th></tr>\n");
+	for (size_t i = 0; i < n; i++) {
+		kjr_puts(b, "<tr><td>");
+		kjr_html(b, t[i].task);
+		kjr_printf(b, "</td><td>%d</td><td class=\"%s\">%d</td>", t[i].candidates,
+			   t[i].correct == t[i].candidates ? "pass" : "fail", t[i].correct);
+		text_td(b, *t[i].failures ? t[i].failures : "-", 200);
+		if (t[i].correct && !t[i].timed)
+			kjr_puts(b, "<td>not timed</td><td>-</td><td>-</td><td>-</td>");
+		else
+			kjr_printf(b, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
+				   kjr_fmt(x[0], 32, t[i].speedup, 3), kjr_fmt(x[1], 32, t[i].sp_min, 3),
+				   kjr_fmt(x[2], 32, t[i].sp_max, 3), kjr_pct(x[3], 32, t[i].spread));
+		kjr_printf(b, "<td>%s</td>", kjr_fmt(x[0], 32, t[i].sol, 3));
+		text_td(b, *t[i].flags ? t[i].flags : "-", 200);
+		text_td(b, t[i].first_fail ? t[i].first_fail->reason : "-", 80);
+		kjr_puts(b, "</tr>\n");
+	}
+	kjr_puts(b, "</table>\n");
+	free(t);
+}
+
+static void cand_head(struct kjr_buf *b, const char *id)
+{
+	kjr_printf(b, "<table id=\"%s\"><tr><th>id</th><th>task</th><th>model</th><th>sample</th>"
+		   "<th>round</th><th>status</th><th>stage</th><th>speedup</th><th>spread (candidate / "
+		   "baseline)</th><th>SOL</th><th>flags</th><th>reason</th></tr>\n", id);
+}
+
+static void cand_row(struct kjr_buf *b, const struct kj_score_cand *c)
+{
+	char x[3][64];
+	kjr_printf(b, "<tr><td>%lld</td><td>", (long long)c->id);
+	kjr_html(b, c->task);
+	kjr_puts(b, "</td>");
+	text_td(b, *c->model ? c->model : "-", 100);
+	kjr_printf(b, "<td>%d</td><td>%d</td><td class=\"txt %s\">", c->sample, c->round,
+		   !c->judged ? "pending" : c->correct ? "pass" : "fail");
+	kjr_html(b, c->judged ? c->status : "pending");
+	kjr_puts(b, "</td>");
+	text_td(b, *c->stage ? c->stage : "-", 40);
+	kjr_printf(b, "<td>%s</td><td>%s</td><td>%s</td>", kjr_speedup_cell(x[0], 64, c),
+		   kjr_spread_cell(x[1], 64, c), kjr_fmt(x[2], 64, c->sol, 3));
+	text_td(b, *c->flags ? c->flags : "-", 200);
+	text_td(b, *c->reason ? c->reason : "-", 80);
+	kjr_puts(b, "</tr>\n");
+}
+
+static const char spread_note[] =
+	"Spread: the largest IQR / median over the candidate's bench shapes, of its own times and of "
+	"the baseline's (verdicts carry a median and an IQR per shape, not a confidence interval). "
+	"Reasons are cut at 80 characters (hover for the whole; --format json or csv has them).";
+
+static void slowest(struct kjr_buf *b, const kj_score_run *r)
+{
+	const struct kj_score_cand *slow[10];
+	size_t ns = kjr_slowest(r, slow, 10);
+	if (!ns)
+		return;
+	kjr_puts(b, "<h2>Slowest correct candidates</h2>\n");
+	cand_head(b, "slowest");
+	for (size_t i = 0; i < ns; i++)
+		cand_row(b, slow[i]);
+	kjr_puts(b, "</table>\n");
+}
+
+static void per_candidate(struct kjr_buf *b, const kj_score_run *r)
+{
+	kjr_printf(b, "<h2>Per candidate</h2>\n<p class=\"note\">%s</p>\n", spread_note);
+	cand_head(b, "per-candidate");
+	for (size_t i = 0; i < r->n; i++)
+		cand_row(b, &r->c[i]);
+	kjr_puts(b, "</table>\n");
+}
 
 int kjr_render_html(const kj_score_run *r, const kj_score_summary *s, struct kjr_buf *b)
 {
@@ -402,7 +524,13 @@ int kjr_render_html(const kj_score_run *r, const kj_score_summary *s, struct kjr
 	kjr_html(b, r->backend);
 	kjr_puts(b, ", created ");
 	kjr_html(b, r->created);
-	kjr_printf(b, "; %d candidates, %d pending.</p>\n<h2>Headline</h2>\n", s->all.candidates, s->pending);
+	kjr_printf(b, "; %d candidates, %d pending.</p>\n", s->all.candidates, s->pending);
+	manifest(b, r, s);
+	kjr_puts(b, "<h2>Headline</h2>\n");
+	if (s->all.not_timed)
+		kjr_printf(b, "<p class=\"note\" id=\"not-timed\">Timing was not measured (a "
+			   "correctness-only run, --no-perf): %d of %d candidates are correct; fast_p, "
+			   "speedups and SOL are not reported.</p>\n", s->all.correct, s->all.candidates);
 	table_head(b, "run");
 	table_row(b, r->name, &s->all);
 	kjr_puts(b, "</table>\n");
@@ -431,6 +559,8 @@ int kjr_render_html(const kj_score_run *r, const kj_score_summary *s, struct kjr
 	chart_roofline(b, r);
 	chart_categories(b, s);
 	kjr_puts(b, "</div>\n");
+	per_task(b, r);
+	slowest(b, r);
 	table(b, "By level", "level", s->by_level, s->n_level);
 	table(b, "By category", "category", s->by_category, s->n_category);
 	table(b, "By dtype", "dtype", s->by_dtype, s->n_dtype);
@@ -460,6 +590,7 @@ int kjr_render_html(const kj_score_run *r, const kj_score_summary *s, struct kjr
 		   "task category: %s; on model: %s (%d judged candidates).</p>\n",
 		   kjr_fmt(t[0], 32, s->attribution_category, 3), kjr_fmt(t[1], 32, s->attribution_model, 3),
 		   s->attribution_n);
+	per_candidate(b, r);
 	kjr_puts(b, "</body></html>\n");
 	return b->oom ? KJ_E_NOMEM : 0;
 }

@@ -71,6 +71,7 @@ static void group_fields(json_t *o, const struct kj_score_group *g)
 	json_object_set_new(o, "correct_rate", num(g->correct_rate));
 	json_object_set_new(o, "correct_per_compile", num(g->correct_per_compile));
 	json_object_set_new(o, "fast_p", fast_p_obj(g->fast_p));
+	json_object_set_new(o, "timed", json_integer(g->timed));
 	json_object_set_new(o, "speedup_geomean", num(g->speedup_geomean));
 	json_object_set_new(o, "speedup_n", json_integer(g->speedups));
 	json_object_set_new(o, "sol_frac_median", num(g->sol_frac_median));
@@ -130,6 +131,120 @@ static json_t *roofs(const kj_score_run *r)
 	return a;
 }
 
+static json_t *manifest(const kj_score_run *r, const kj_score_summary *s)
+{
+	json_t *o = json_object(), *set = json_loads(r->settings, 0, NULL), *devs = json_array();
+	json_object_set_new(o, "run", text(r->name));
+	json_object_set_new(o, "backend", text(r->backend));
+	json_object_set_new(o, "kjudge_version", text(r->version));
+	json_object_set_new(o, "created", text(r->created));
+	json_object_set_new(o, "first_judged", *r->first_judged ? text(r->first_judged) : json_null());
+	json_object_set_new(o, "last_judged", *r->last_judged ? text(r->last_judged) : json_null());
+	json_object_set_new(o, "spec", text(r->spec));
+	json_object_set_new(o, "settings", json_is_object(set) ? set : (json_decref(set), text(r->settings)));
+	json_object_set_new(o, "verdict_settings", json_integer(r->verdict_settings));
+	json_object_set_new(o, "timing", json_string(kjr_timing(s)));
+	json_object_set_new(o, "timed", json_integer(s->all.timed));
+	json_object_set_new(o, "candidates", json_integer(s->all.candidates));
+	for (int d = 0; d < r->ndevices; d++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "name", text(r->devices[d].name));
+		json_object_set_new(e, "uuid", text(r->devices[d].uuid));
+		json_object_set_new(e, "arch", text(r->devices[d].arch));
+		json_object_set_new(e, "verdicts", json_integer(r->devices[d].verdicts));
+		json_array_append_new(devs, e);
+	}
+	json_object_set_new(o, "devices", devs);
+	json_object_set_new(o, "store", text(r->db_path));
+	json_object_set_new(o, "schema_version", json_integer(r->schema_version));
+	return o;
+}
+
+/* A comma-separated flag list as a JSON array. */
+static json_t *flag_array(const char *flags)
+{
+	json_t *a = json_array();
+	for (const char *p = flags; *p;) {
+		size_t l = strcspn(p, ",");
+		if (l)
+			json_array_append_new(a, json_stringn(p, l));
+		p += l;
+		if (*p)
+			p++;
+	}
+	return a;
+}
+
+static json_t *per_candidate(const kj_score_run *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->n; i++) {
+		const struct kj_score_cand *c = &r->c[i];
+		json_t *o = json_object(), *sh = json_array();
+		json_object_set_new(o, "id", json_integer(c->id));
+		json_object_set_new(o, "task", text(c->task));
+		json_object_set_new(o, "model", text(c->model));
+		json_object_set_new(o, "sample", json_integer(c->sample));
+		json_object_set_new(o, "round", json_integer(c->round));
+		json_object_set_new(o, "status", text(c->judged ? c->status : "pending"));
+		json_object_set_new(o, "stage", text(c->stage));
+		json_object_set_new(o, "reason", text(c->reason));
+		json_object_set_new(o, "flags", flag_array(c->flags));
+		json_object_set_new(o, "timed", json_boolean(isfinite(c->speedup)));
+		json_object_set_new(o, "speedup", num(c->speedup));
+		json_object_set_new(o, "rel_iqr", num(isfinite(c->speedup) ? c->rel_iqr : NAN));
+		json_object_set_new(o, "baseline_rel_iqr", num(c->base_rel_iqr));
+		json_object_set_new(o, "sol_frac", num(c->sol));
+		for (int k = 0; k < c->nshapes; k++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "weight", num(c->shapes[k].weight));
+			json_object_set_new(e, "ms", num(c->shapes[k].ms));
+			json_object_set_new(e, "iqr_ms", num(c->shapes[k].iqr_ms));
+			json_object_set_new(e, "speedup", num(c->shapes[k].speedup));
+			json_object_set_new(e, "sol_frac", num(c->shapes[k].sol_frac));
+			json_array_append_new(sh, e);
+		}
+		json_object_set_new(o, "shapes", sh);
+		json_object_set_new(o, "sha256", text(c->sha256));
+		json_object_set_new(o, "path", text(c->path));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *per_task(const kj_score_run *r)
+{
+	struct kjr_task_row *t;
+	size_t n;
+	json_t *a = json_array();
+	if (kjr_task_rows(r, &t, &n)) {
+		json_decref(a);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "task", text(t[i].task));
+		json_object_set_new(o, "level", json_integer(t[i].level));
+		json_object_set_new(o, "category", text(t[i].category));
+		json_object_set_new(o, "candidates", json_integer(t[i].candidates));
+		json_object_set_new(o, "judged", json_integer(t[i].judged));
+		json_object_set_new(o, "correct", json_integer(t[i].correct));
+		json_object_set_new(o, "timed", json_integer(t[i].timed));
+		json_object_set_new(o, "failures", text(t[i].failures));
+		json_object_set_new(o, "first_failure", t[i].first_fail ? text(t[i].first_fail->reason)
+									 : json_null());
+		json_object_set_new(o, "speedup_geomean", num(t[i].speedup));
+		json_object_set_new(o, "speedup_min", num(t[i].sp_min));
+		json_object_set_new(o, "speedup_max", num(t[i].sp_max));
+		json_object_set_new(o, "rel_iqr_max", num(t[i].spread));
+		json_object_set_new(o, "sol_frac_median", num(t[i].sol));
+		json_object_set_new(o, "flags", flag_array(t[i].flags));
+		json_array_append_new(a, o);
+	}
+	free(t);
+	return a;
+}
+
 json_t *kjr_report_json(const kj_score_run *r, const kj_score_summary *s)
 {
 	json_t *o = json_object(), *ec = json_object(), *fvo = json_object(), *code = json_object();
@@ -144,6 +259,8 @@ json_t *kjr_report_json(const kj_score_run *r, const kj_score_summary *s)
 	json_object_set_new(o, "run", text(r->name));
 	json_object_set_new(o, "backend", text(r->backend));
 	json_object_set_new(o, "created", text(r->created));
+	json_object_set_new(o, "manifest", manifest(r, s));
+	json_object_set_new(o, "timing", json_string(kjr_timing(s)));
 	group_fields(o, &s->all);
 	json_object_set_new(o, "pending", json_integer(s->pending));
 	json_object_set_new(o, "by_level", groups(s->by_level, s->n_level));
@@ -183,6 +300,8 @@ json_t *kjr_report_json(const kj_score_run *r, const kj_score_summary *s)
 	json_object_set_new(at, "model", num(s->attribution_model));
 	json_object_set_new(o, "attribution", at);
 	json_object_set_new(o, "roofs", roofs(r));
+	json_object_set_new(o, "per_task", per_task(r));
+	json_object_set_new(o, "per_candidate", per_candidate(r));
 	if (s->weighted) { /* kjudge report --weights: importance-weighted figures */
 		const struct kj_score_weighted *w = s->weighted;
 		json_t *wo = json_object();
@@ -220,6 +339,8 @@ int kj_report_format_parse(const char *name, enum kj_report_format *f)
 		*f = KJ_REPORT_JSON;
 	else if (!strcmp(name, "html"))
 		*f = KJ_REPORT_HTML;
+	else if (!strcmp(name, "csv"))
+		*f = KJ_REPORT_CSV;
 	else
 		return KJ_E_USAGE;
 	return 0;
@@ -247,6 +368,8 @@ int kj_report_render(const kj_score_run *r, const kj_score_summary *s, enum kj_r
 	}
 	if (f == KJ_REPORT_MD)
 		kjr_render_md(r, s, &b);
+	else if (f == KJ_REPORT_CSV)
+		kjr_render_csv(r, s, &b);
 	else
 		kjr_render_html(r, s, &b);
 	return kjr_finish(&b, out, err);
@@ -264,6 +387,7 @@ int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 			json_object_set_new(e, "task", text(c->t[i].task));
 			json_object_set_new(e, "matched", json_integer(c->t[i].matched));
 			json_object_set_new(e, "both_correct", json_integer(c->t[i].both_correct));
+			json_object_set_new(e, "both_timed", json_integer(c->t[i].both_timed));
 			json_object_set_new(e, "status_changed", json_integer(c->t[i].status_changed));
 			json_object_set_new(e, "speedup_a", num(c->t[i].speedup_a));
 			json_object_set_new(e, "speedup_b", num(c->t[i].speedup_b));
@@ -278,6 +402,8 @@ int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 		json_object_set_new(o, "unmatched_a", json_integer(c->unmatched_a));
 		json_object_set_new(o, "unmatched_b", json_integer(c->unmatched_b));
 		json_object_set_new(o, "status_changed", json_integer(c->status_changed));
+		json_object_set_new(o, "both_correct", json_integer(c->both_correct));
+		json_object_set_new(o, "both_timed", json_integer(c->both_timed));
 		json_object_set_new(o, "median_ratio", num(c->median_ratio));
 		json_object_set_new(o, "worst_ratio", num(c->worst_ratio));
 		json_object_set_new(o, "worst_task", c->worst_task ? text(c->worst_task) : json_null());
@@ -290,14 +416,17 @@ int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 		return kjr_finish(&t, out, err);
 	}
 	kjr_printf(&t, "compare %s (a) with %s (b): %d candidates matched (%d by sha256), "
-		   "%d only in a, %d only in b, %d changed status\n\n",
+		   "%d only in a, %d only in b, %d changed status; %d correct in both, %d of them "
+		   "timed in both%s\n\n",
 		   a->name, b->name, c->matched, c->matched_by_sha, c->unmatched_a, c->unmatched_b,
-		   c->status_changed);
-	kjr_puts(&t, "| task | matched | both correct | speedup a | speedup b | max/min |\n");
-	kjr_puts(&t, "|---|---:|---:|---:|---:|---:|\n");
+		   c->status_changed, c->both_correct, c->both_timed,
+		   c->both_correct && !c->both_timed ? " (timing not measured: no speedups to compare)" : "");
+	kjr_puts(&t, "| task | matched | both correct | both timed | speedup a | speedup b | max/min |\n");
+	kjr_puts(&t, "|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < c->n; i++)
-		kjr_printf(&t, "| %s | %d | %d | %s | %s | %s |\n", c->t[i].task, c->t[i].matched,
-			   c->t[i].both_correct, kjr_fmt(x, sizeof(x), c->t[i].speedup_a, 3),
+		kjr_printf(&t, "| %s | %d | %d | %d | %s | %s | %s |\n", c->t[i].task, c->t[i].matched,
+			   c->t[i].both_correct, c->t[i].both_timed,
+			   kjr_fmt(x, sizeof(x), c->t[i].speedup_a, 3),
 			   kjr_fmt(y, sizeof(y), c->t[i].speedup_b, 3),
 			   kjr_fmt(z, sizeof(z), c->t[i].ratio, 3));
 	kjr_printf(&t, "\nmedian max/min ratio %s, worst %s%s%s%s\n",

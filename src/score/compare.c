@@ -118,18 +118,21 @@ int kj_score_compare_runs(const kj_score_run *a, const kj_score_run *b,
 				t->status_changed++;
 				out->status_changed++;
 			}
+			t->both_correct += x->correct && y->correct;
 			if (x->correct && y->correct && x->speedup > 0 && y->speedup > 0 &&
 			    isfinite(x->speedup) && isfinite(y->speedup)) {
-				t->both_correct++;
+				t->both_timed++;
 				la += log(x->speedup);
 				lb += log(y->speedup);
 			}
 			e++;
 		}
+		out->both_correct += t->both_correct;
+		out->both_timed += t->both_timed;
 		t->speedup_a = t->speedup_b = t->ratio = NAN;
-		if (t->both_correct) {
-			t->speedup_a = exp(la / t->both_correct);
-			t->speedup_b = exp(lb / t->both_correct);
+		if (t->both_timed) {
+			t->speedup_a = exp(la / t->both_timed);
+			t->speedup_b = exp(lb / t->both_timed);
 			t->ratio = t->speedup_a > t->speedup_b ? t->speedup_a / t->speedup_b
 							       : t->speedup_b / t->speedup_a;
 			ratios[nr++] = t->ratio;

@@ -140,6 +140,8 @@ static int group_compute(const struct item *it, size_t nitems, enum key_kind k,
 			g->compiled += c->compiled;
 			g->call_ok += c->call_ok;
 			g->correct += c->correct;
+			g->untimed += c->judged && c->no_perf;
+			g->timed += c->correct && isfinite(c->speedup);
 			fallback += c->correct && c->fallback;
 			/* the arrays grow together; sol, iou and mfu hold the same count */
 			size_t need = (nsol > nsp ? nsol : nsp) + (size_t)c->nshapes + 1;
@@ -186,8 +188,11 @@ static int group_compute(const struct item *it, size_t nitems, enum key_kind k,
 			fp[p] += f[p] / nfirst;
 		sagg += s / nfirst;
 	}
+	/* judged without timing, or nothing correct was timed: fast_p is not
+	   known, and a zero would read as "nothing was fast" */
+	g->not_timed = (g->judged > 0 && g->untimed == g->judged) || (g->correct > 0 && g->timed == 0);
 	for (int p = 0; p < KJ_SCORE_NP; p++)
-		g->fast_p[p] = g->tasks ? fp[p] / g->tasks : NAN;
+		g->fast_p[p] = g->tasks && !g->not_timed ? fp[p] / g->tasks : NAN;
 	g->compile_rate = ratio(g->compiled, g->candidates);
 	g->call_rate = ratio(g->call_ok, g->candidates);
 	g->correct_rate = ratio(g->correct, g->candidates);
@@ -375,6 +380,13 @@ static int at_n(const struct item *it, size_t nitems, const char *model, int *nr
 	return 0;
 }
 
+static void curve_unknown(double (*v)[KJ_SCORE_NP], int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int p = 0; p < KJ_SCORE_NP; p++)
+			v[i][p] = NAN;
+}
+
 /* The @k and @N curves of every model group. */
 static int model_curves(const struct item *it, size_t nitems, kj_score_summary *s)
 {
@@ -383,6 +395,10 @@ static int model_curves(const struct item *it, size_t nitems, kj_score_summary *
 		if (at_k(it, nitems, g->key, &g->max_k, &g->fast_p_at_k) ||
 		    at_n(it, nitems, g->key, &g->n_rounds, &g->fast_p_at_n))
 			return KJ_E_NOMEM;
+		if (g->not_timed) {
+			curve_unknown(g->fast_p_at_k, g->max_k);
+			curve_unknown(g->fast_p_at_n, g->n_rounds);
+		}
 	}
 	return 0;
 }
@@ -484,6 +500,10 @@ int kj_score_summarise(const kj_score_run *r, kj_score_summary *s, struct kj_err
 	    at_k(it, nitems, NULL, &s->max_k, &s->fast_p_at_k) ||
 	    at_n(it, nitems, NULL, &s->n_rounds, &s->fast_p_at_n) || model_curves(it, nitems, s))
 		goto out;
+	if (s->all.not_timed) {
+		curve_unknown(s->fast_p_at_k, s->max_k);
+		curve_unknown(s->fast_p_at_n, s->n_rounds);
+	}
 	s->speedups = malloc((r->n ? r->n : 1) * sizeof(double));
 	if (!s->speedups)
 		goto out;

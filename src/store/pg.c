@@ -366,7 +366,41 @@ out:
 	return rc;
 }
 
+/* A reader's check instead of migrating: the schema table must be there (a
+ * kjudge store) and not above this binary's steps; an older schema is read as
+ * it is (every step keeps step 1's tables, which reports read). */
+static int pg_check_version(struct kj_pg *p, struct kj_err *err)
+{
+	struct kj_schema_step st[KJ_SCHEMA_MAX_STEPS];
+	int n = kj_schema_steps(kj_store_schema_pg_sql, st, KJ_SCHEMA_MAX_STEPS), have = 0;
+	PGresult *r = PQexec(p->c, "SELECT to_regclass('kjudge_schema') IS NOT NULL");
+	int known = PQresultStatus(r) == PGRES_TUPLES_OK && !strcmp(PQgetvalue(r, 0, 0), "t");
+	PQclear(r);
+	if (!known)
+		return kj_err_set(err, KJ_E_IO, "'%s' is not a kjudge store (no kjudge_schema table)",
+				  p->where);
+	if (read_version(p, &have, err))
+		return KJ_E_IO;
+	if (n > 0 && have > n)
+		return kj_err_set(err, KJ_E_UNSUPPORTED,
+				  "store: '%s' has schema version %d, written by a newer kjudge (this one "
+				  "knows %d)", p->where, have, n);
+	return 0;
+}
+
+static int pg_open_mode(const char *url, int readonly, struct kj_pg **out, struct kj_err *err);
+
+int kj_pg_open_readonly(const char *url, struct kj_pg **out, struct kj_err *err)
+{
+	return pg_open_mode(url, 1, out, err);
+}
+
 int kj_pg_open(const char *url, struct kj_pg **out, struct kj_err *err)
+{
+	return pg_open_mode(url, 0, out, err);
+}
+
+static int pg_open_mode(const char *url, int readonly, struct kj_pg **out, struct kj_err *err)
 {
 	struct kj_pg *p = calloc(1, sizeof(*p));
 	int rc;
@@ -384,7 +418,9 @@ int kj_pg_open(const char *url, struct kj_pg **out, struct kj_err *err)
 		return rc;
 	}
 	pthread_mutex_init(&p->mu, NULL);
-	if ((rc = pg_exec(p, "SET client_min_messages = warning", err)) || (rc = pg_migrate(p, err))) {
+	if ((rc = pg_exec(p, "SET client_min_messages = warning", err)) ||
+	    (readonly && (rc = pg_exec(p, "SET default_transaction_read_only = on", err))) ||
+	    (rc = readonly ? pg_check_version(p, err) : pg_migrate(p, err))) {
 		kj_pg_close(p);
 		return rc;
 	}

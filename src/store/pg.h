@@ -30,6 +30,10 @@ void kj_pg_redact(const char *url, char *buf, size_t len);
 struct kj_pg *kj_store_pg(kj_db *s);
 
 int kj_pg_open(const char *url, struct kj_pg **out, struct kj_err *err);
+/* The same for a reader: no migration, every transaction read-only; a
+ * database without kjudge's schema table is KJ_E_IO, one above this binary's
+ * steps KJ_E_UNSUPPORTED, an older one is read as it is. */
+int kj_pg_open_readonly(const char *url, struct kj_pg **out, struct kj_err *err);
 void kj_pg_close(struct kj_pg *p);
 int kj_pg_schema_version(struct kj_pg *p, struct kj_err *err);
 int kj_pg_begin(struct kj_pg *p, struct kj_err *err);

@@ -180,6 +180,27 @@ fail:
 	return rc;
 }
 
+int kj_store_open_readonly(const char *url, kj_db **out, struct kj_err *err)
+{
+	struct kj_pg *pg;
+	kj_db *s;
+	int rc;
+	*out = NULL;
+	if (!kj_pg_is_url(url))
+		return kj_err_set(err, KJ_E_USAGE, "store: '%s' is not a PostgreSQL URL (a SQLite store "
+				  "is read with kj_score_load)", url);
+	if ((rc = kj_pg_open_readonly(url, &pg, err)))
+		return rc;
+	if (!(s = calloc(1, sizeof(*s)))) {
+		kj_pg_close(pg);
+		return kj_err_set(err, KJ_E_NOMEM, "store: out of memory");
+	}
+	s->pg = pg;
+	pthread_mutex_init(&s->mu, NULL);
+	*out = s;
+	return 0;
+}
+
 int kj_store_open(const char *path, kj_db **out, struct kj_err *err)
 {
 	kj_db *s;

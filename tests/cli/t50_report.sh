@@ -115,4 +115,113 @@ expect_success "compare matches a renamed model by sha256 and prints a table" '
 	"$KJ" compare r b --db "$DB" --json >"$TMP/c.json" && test "$(json_get "$TMP/c.json" matched)" = 11 &&
 	test "$(json_get "$TMP/c.json" matched_by_sha256)" = 5 && test "$(json_get "$TMP/c.json" unmatched_a)" = 0 &&
 	"$KJ" compare r b --db "$DB" | grep -q "^| level1/relu |"'
+
+# csv.pl FILE: checks that every row has the header's field count (RFC 4180
+# quoting) and prints "ROWS<tab>FIELDS", then each row's fields joined by tabs
+cat >"$TMP/csv.pl" <<'PERL'
+use strict;
+use warnings;
+local $/;
+open my $f, "<:raw", $ARGV[0] or die "cannot open $ARGV[0]\n";
+my $d = <$f>;
+my (@rows, @row);
+my ($field, $q) = ("", 0);
+for (my $i = 0; $i < length $d; $i++) {
+	my $c = substr($d, $i, 1);
+	if ($q) {
+		if ($c eq '"' && substr($d, $i + 1, 1) eq '"') { $field .= '"'; $i++ }
+		elsif ($c eq '"') { $q = 0 }
+		else { $field .= $c }
+	} elsif ($c eq '"') { $q = 1 }
+	elsif ($c eq ",") { push @row, $field; $field = "" }
+	elsif ($c eq "\r" && substr($d, $i + 1, 1) eq "\n") { push @row, $field; push @rows, [@row]; @row = (); $field = ""; $i++ }
+	else { $field .= $c }
+}
+die "unterminated last row\n" if @row || length $field;
+my $n = @{$rows[0]};
+for (@rows) { die "a row of " . scalar(@$_) . " fields, not $n\n" if @$_ != $n }
+print scalar(@rows), "\t$n\n";
+print join("\t", map { my $x = $_; $x =~ s/[\t\n]/ /g; $x } @$_), "\n" for @rows;
+PERL
+expect_success "json: per_task has one row per task with its failures and first failure" '
+	test "$(json_get "$TMP/r.json" per_task.0.task)" = level1/relu &&
+	test "$(json_get "$TMP/r.json" per_task.0.candidates)" = 4 && test "$(json_get "$TMP/r.json" per_task.0.correct)" = 2 &&
+	test "$(json_get "$TMP/r.json" per_task.0.failures)" = "mismatch 1, crash 1" &&
+	test "$(json_get "$TMP/r.json" per_task.0.first_failure)" != null &&
+	test "$(json_get "$TMP/r.json" per_task.2.task)" = level2/gemm_add_relu && test "$(json_get "$TMP/r.json" per_task.3)" = null'
+expect_success "json: per_candidate has all 11 with status, whole reason, flags, speedup and spread" '
+	test "$(json_get "$TMP/r.json" per_candidate.10.id)" != null && test "$(json_get "$TMP/r.json" per_candidate.11)" = null &&
+	test "$(json_get "$TMP/r.json" per_candidate.0.status)" = mismatch &&
+	test "$(json_get "$TMP/r.json" per_candidate.0.reason)" = "$(sqlite3 "$DB" "SELECT v.reason FROM verdicts v JOIN candidates c ON c.id = v.candidate_id JOIN runs r ON r.id = c.run_id WHERE r.name = '\''r'\'' ORDER BY c.id LIMIT 1")" &&
+	test "$(json_get "$TMP/r.json" per_candidate.1.status)" = pass && test "$(json_get "$TMP/r.json" per_candidate.1.timed)" = true &&
+	perl -e "exit(\$ARGV[0] > 0 && \$ARGV[1] >= 0 && \$ARGV[2] >= 0 ? 0 : 1)" "$(json_get "$TMP/r.json" per_candidate.1.speedup)" \
+		"$(json_get "$TMP/r.json" per_candidate.1.rel_iqr)" "$(json_get "$TMP/r.json" per_candidate.1.baseline_rel_iqr)" &&
+	test "$(json_get "$TMP/r.json" per_candidate.1.flags | cut -c1)" = "[" && test "$(json_get "$TMP/r.json" per_candidate.0.speedup)" = null'
+expect_success "md: per-task, slowest and per-candidate tables, reasons cut, the spread explained" '
+	grep -q "^## Per task" "$TMP/r.md" && grep -q "^| level1/relu | 4 | 2 | mismatch 1, crash 1 |" "$TMP/r.md" &&
+	grep -q "^## Slowest correct candidates" "$TMP/r.md" && grep -q "^## Per candidate" "$TMP/r.md" &&
+	test "$(sed -n "/^## Per candidate/,\$p" "$TMP/r.md" | grep -c "^| [0-9]")" -eq 11 &&
+	sed -n "/^## Per candidate/,\$p" "$TMP/r.md" | grep -q "^| [0-9]* | level1/relu | m1 | 0 | 0 | mismatch | correctness |" &&
+	sed -n "/^## Per candidate/,\$p" "$TMP/r.md" | grep "^| [0-9]" |
+		perl -ne "my @f = split / \\| /; exit 1 if length(\$f[-1]) > 90" &&
+	grep -q "spread: the largest IQR / median" "$TMP/r.md" && grep -q "not a confidence" "$TMP/r.md"'
+expect_success "csv: a header and one row per candidate, the documented columns, whole reasons" '
+	"$KJ" report r --db "$DB" --format csv -o "$TMP/r.csv" && perl "$TMP/csv.pl" "$TMP/r.csv" >"$TMP/csv.txt" &&
+	test "$(head -1 "$TMP/csv.txt")" = "$(printf "12\t23")" &&
+	test "$(sed -n 2p "$TMP/csv.txt")" = "$(printf "run\tcandidate_id\ttask\tlevel\tcategory\tdtype\tmodel\tmethod\tsample\tround\tstatus\tstage\treason\tflags\ttimed\tspeedup\trel_iqr\tbaseline_rel_iqr\tsol_frac\tshapes\tjudged_at\tsha256\tpath")" &&
+	test "$(sed -n 3p "$TMP/csv.txt" | cut -f 3,11,13)" = "$(printf "level1/relu\tmismatch\t%s" "$(json_get "$TMP/r.json" per_candidate.0.reason)")" &&
+	test "$(sed -n 4p "$TMP/csv.txt" | cut -f 11,15)" = "$(printf "pass\t1")"'
+expect_success "the run's settings and manifest come first: version, spec, seeds, budget, policy, device, dates" '
+	test "$(json_get "$TMP/r.json" manifest.settings.seeds)" = 5 && test "$(json_get "$TMP/r.json" manifest.settings.no_perf)" = false &&
+	test "$(json_get "$TMP/r.json" manifest.settings.policy)" = flag &&
+	test "$(json_get "$TMP/r.json" manifest.spec)" = "$TMP/r.jsonl" && test -n "$(json_get "$TMP/r.json" manifest.kjudge_version)" &&
+	test "$(json_get "$TMP/r.json" manifest.devices.0.verdicts)" -ge 1 && test "$(json_get "$TMP/r.json" manifest.first_judged)" != null &&
+	test "$(json_get "$TMP/r.json" manifest.timing)" = measured &&
+	test "$(grep -n "^## Run" "$TMP/r.md" | cut -d: -f1)" -lt "$(grep -n "^## Headline" "$TMP/r.md" | cut -d: -f1)" &&
+	grep -q "^| seeds | 5 |" "$TMP/r.md" && grep -q "^| perf budget | [0-9.]* s |" "$TMP/r.md" &&
+	grep -q "^| policy | flag |" "$TMP/r.md" && grep -q "^| kjudge version | [0-9]" "$TMP/r.md" &&
+	grep -q "^| device | " "$TMP/r.md" && grep -q "^| candidates | 11 (11 judged, 0 pending) |" "$TMP/r.md" &&
+	grep -qF "| spec | $TMP/r.jsonl |" "$TMP/r.md" && grep -q "^| calibration | none (CPU track" "$TMP/r.md"'
+# a correctness-only run: 3 of 4 pass, nothing timed
+cat >"$TMP/np.jsonl" <<EOF
+{"task": "level1/relu", "model": "m1", "path": "$S/relu.c"}
+{"task": "level1/softmax", "model": "m1", "path": "$S/softmax.c"}
+{"task": "level2/gemm_add_relu", "model": "m1", "path": "$S/gemm_add_relu.c"}
+{"task": "level1/relu", "model": "m2", "path": "$B/wrong_result.c"}
+EOF
+expect_success "a --no-perf run reports correctness and says timing was not measured (no fast_p = 0)" '
+	"$KJ" run "$TMP/np.jsonl" --db "$DB" --name np --backend cpu --no-perf --quiet;
+	"$KJ" report np --db "$DB" --format json >"$TMP/np.json" &&
+	test "$(json_get "$TMP/np.json" correct)" = 3 && test "$(json_get "$TMP/np.json" candidates)" = 4 &&
+	test "$(json_get "$TMP/np.json" fast_p.0)" = null && test "$(json_get "$TMP/np.json" fast_p.1)" = null &&
+	test "$(json_get "$TMP/np.json" by_model.m1.fast_p.0)" = null && test "$(json_get "$TMP/np.json" fast_p_at_n.0.fast_p.0)" = null &&
+	test "$(json_get "$TMP/np.json" timing)" = "not measured" && test "$(json_get "$TMP/np.json" manifest.settings.no_perf)" = true &&
+	test "$(json_get "$TMP/np.json" per_candidate.0.timed)" = false && test "$(json_get "$TMP/np.json" per_candidate.0.status)" = pass &&
+	"$KJ" report np --db "$DB" >"$TMP/np.md" && grep -q "Timing was not measured" "$TMP/np.md" &&
+	grep -q "^| np | 4 | 4 | 4 | 4 | 4 | 3 | 100.0% | 75.0% | 0.750 | not timed |" "$TMP/np.md" &&
+	! grep -q "fast_p@N" "$TMP/np.md" && grep -q "^| level1/softmax | 1 | 1 | - | not timed |" "$TMP/np.md" &&
+	"$KJ" report np --db "$DB" --format html | grep -q "id=\"not-timed\""'
+expect_success "compare counts correct candidates of untimed runs (both correct 3, none timed)" '
+	"$KJ" run "$TMP/np.jsonl" --db "$DB" --name np2 --backend cpu --no-perf --quiet;
+	"$KJ" compare np np2 --db "$DB" --json >"$TMP/cn.json" && test "$(json_get "$TMP/cn.json" both_correct)" = 3 &&
+	test "$(json_get "$TMP/cn.json" both_timed)" = 0 && test "$(json_get "$TMP/cn.json" tasks.1.both_correct)" = 1 &&
+	"$KJ" compare np np2 --db "$DB" >"$TMP/cn.txt" && grep -q "^| level1/softmax | 1 | 1 | 0 | - | - | - |" "$TMP/cn.txt" &&
+	grep -q "3 correct in both, 0 of them timed in both (timing not measured" "$TMP/cn.txt"'
+# a store in a folder nobody may write (an archive, a shared results folder):
+# bubblewrap makes the whole file system read-only, even for root
+RO_OK=0
+bwrap --ro-bind / / --dev /dev --proc /proc true 2>/dev/null && RO_OK=1
+expect_success "report reads a store on a read-only file system, and writes nothing" '
+	if [ "$RO_OK" -ne 1 ]; then echo "# bwrap cannot make a read-only view here"; exit 0; fi
+	mkdir "$TMP/ro" && cp "$DB" "$TMP/ro/r.sqlite" && sha=$(sha256sum <"$TMP/ro/r.sqlite") &&
+	bwrap --ro-bind / / --dev /dev --proc /proc "$KJ" report r --db "$TMP/ro/r.sqlite" --format json >"$TMP/ro.json" &&
+	test "$(json_get "$TMP/ro.json" correct)" = 6 && test "$(json_get "$TMP/ro.json" per_task.0.task)" = level1/relu &&
+	bwrap --ro-bind / / --dev /dev --proc /proc "$KJ" compare r b --db "$TMP/ro/r.sqlite" --json >/dev/null &&
+	test "$(sha256sum <"$TMP/ro/r.sqlite")" = "$sha" && test "$(ls "$TMP/ro")" = r.sqlite'
+expect_success "an older store is read as it is, never migrated, even where it could be" '
+	cp "$DB" "$TMP/old.sqlite" && sqlite3 "$TMP/old.sqlite" "DROP TABLE run_jobs; PRAGMA user_version = 2" &&
+	"$KJ" report r --db "$TMP/old.sqlite" --format json >"$TMP/old.json" &&
+	test "$(json_get "$TMP/old.json" correct)" = 6 && test "$(json_get "$TMP/old.json" manifest.schema_version)" = 2 &&
+	test "$(sqlite3 "$TMP/old.sqlite" "PRAGMA user_version")" = 2 &&
+	test -z "$(sqlite3 "$TMP/old.sqlite" "SELECT name FROM sqlite_master WHERE name = '\''run_jobs'\''")"'
 done_testing

@@ -159,7 +159,8 @@ expect_success "kjudge report --format json is identical to the SQLite run's (bu
 	"$KJ" report cl --db "$URL" --format json >"$TMP/r2.json" &&
 	perl -MJSON::PP -e '"'"'
 		my $j = JSON::PP->new->canonical;
-		my @d = map { local $/; open my $f, "<", $_ or die "$_: $!"; my $v = $j->decode(<$f>); delete $v->{created}; $v } @ARGV;
+		my @d = map { local $/; open my $f, "<", $_ or die "$_: $!"; my $v = $j->decode(<$f>);
+			delete $v->{created}; delete $v->{manifest}; delete $_->{id} for @{$v->{per_candidate}}; $v } @ARGV;
 		for my $k (qw(candidates judged compiled correct fast_p by_category by_level)) {
 			die "no $k in the report\n" unless exists $d[0]{$k};
 		}
@@ -199,5 +200,13 @@ expect_success "the queue's C tests pass against this server (leases, fencing, S
 	KJ_TEST_PG_URL="$URL" "$KJ_BUILD/tests/test_cluster" >"$TMP/tc.out"; rc=$?
 	cat "$TMP/tc.out"
 	test $rc -eq 0 && ! grep -q "^not ok" "$TMP/tc.out" && grep -q "^1\.\.[1-9]" "$TMP/tc.out"'
+
+expect_success "kjudge report reads an older store as it is: no migration on read" '
+	pq "DROP TABLE run_jobs; DELETE FROM kjudge_schema; INSERT INTO kjudge_schema (version) VALUES (2)" &&
+	"$KJ" report cl --db "$URL" --format json >"$TMP/old.json" &&
+	test "$(json_get "$TMP/old.json" candidates)" = '"$ncand"' &&
+	test "$(json_get "$TMP/old.json" manifest.schema_version)" = 2 &&
+	test "$(pq "SELECT max(version) FROM kjudge_schema")" = 2 &&
+	test "$(pq "SELECT to_regclass('"'"'run_jobs'"'"') IS NULL")" = t'
 
 done_testing

@@ -237,7 +237,67 @@ static void build_store(const char *path)
 	shape(6, 0, 1, 1, 0, 0.6);
 	shape(8, 0, 1, 4, 0, 0.5);
 	shape(11, 0, 1, 2, 0, 1);
+	/* runs 4 and 5: the same two candidates judged with --no-perf (no timing) */
+	sql("INSERT INTO runs (id, name, backend, settings) VALUES (4, 'np', 'cpu', '{\"no_perf\": true}'),"
+	    " (5, 'np2', 'cpu', '{\"no_perf\": true}')");
+	for (int run = 4; run <= 5; run++) {
+		char q[512];
+		for (int k = 0; k < 2; k++) {
+			snprintf(q, sizeof(q),
+				 "INSERT INTO candidates (id, run_id, task, source, sha256, model)"
+				 " VALUES (%d, %d, 'level1/%s', '%s', 'np%d', 'A')", 40 + 2 * run + k, run,
+				 k ? "softmax" : "relu", k ? BAD : GOOD, k);
+			sql(q);
+			snprintf(q, sizeof(q),
+				 "INSERT INTO verdicts (candidate_id, run_id, task, sha256, backend, device_id,"
+				 " cache_key, status, stage, json, judged_at) VALUES (%d, %d, 'level1/%s', 'np%d',"
+				 " 'cpu', 1, 'seeds=5;perf=0;timeout=10', '%s', '%s', '{}', '2024-0%d-01')",
+				 40 + 2 * run + k, run, k ? "softmax" : "relu", k, k ? "mismatch" : "pass",
+				 k ? "correctness" : "done", k + 1);
+			sql(q);
+		}
+	}
 	sqlite3_close(db);
+}
+
+static void test_untimed(const char *path)
+{
+	kj_score_run *r = NULL, *r2 = NULL;
+	kj_score_summary s;
+	struct kj_score_compare cmp;
+	struct kj_err err;
+	kj_err_init(&err);
+	if (!ok(kj_score_load(path, "np", &r, &err) == 0 && kj_score_load(path, "np2", &r2, &err) == 0,
+		"the --no-perf runs load")) {
+		printf("# %s\n", err.msg);
+		kj_score_run_free(r);
+		return;
+	}
+	ok(r->c[0].no_perf && r->c[1].no_perf, "their verdicts' settings say perf=0");
+	is_str(r->settings, "{\"no_perf\": true}", "the run's settings are read");
+	is_str(r->first_judged, "2024-01-01", "the first verdict's date");
+	is_str(r->last_judged, "2024-02-01", "the last verdict's date");
+	is_int(r->verdict_settings, 1, "one verdict setting");
+	is_int(r->ndevices, 1, "one device");
+	if (ok(kj_score_summarise(r, &s, &err) == 0, "summarise the untimed run")) {
+		is_int(s.all.correct, 1, "1 of 2 correct");
+		ok(s.all.not_timed && s.all.timed == 0 && s.all.untimed == 2, "the run was not timed");
+		ok(isnan(s.all.fast_p[0]) && isnan(s.all.fast_p[5]), "fast_p is unknown, not 0");
+		ok(s.n_rounds == 1 && isnan(s.fast_p_at_n[0][0]), "fast_p@N is unknown");
+		ok(s.max_k == 1 && isnan(s.fast_p_at_k[0][0]), "fast_p@k is unknown");
+		ok(s.n_model == 1 && isnan(s.by_model[0].fast_p[0]) && isnan(s.by_model[0].fast_p_at_n[0][0]),
+		   "per model too");
+		kj_score_summary_release(&s);
+	}
+	if (ok(kj_score_compare_runs(r, r2, &cmp, &err) == 0, "compare the untimed runs")) {
+		is_int(cmp.matched, 2, "2 matched");
+		ok(cmp.n == 2 && cmp.t[0].both_correct == 1 && cmp.t[1].both_correct == 0 &&
+		   cmp.both_correct == 1, "a pair correct in both counts without timing");
+		ok(cmp.n == 2 && cmp.t[0].both_timed == 0 && isnan(cmp.t[0].ratio), "and has no ratio");
+		kj_score_compare_release(&cmp);
+	}
+	kj_score_run_free(r);
+	kj_score_run_free(r2);
 }
 
 static const struct kj_score_group *find_group(const struct kj_score_group *g, int n, const char *key)
@@ -390,6 +450,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/s.sqlite", dir);
 	build_store(path);
 	test_summary(path);
+	test_untimed(path);
 	unlink(path);
 	rmdir(dir);
 	return done_testing();
