@@ -102,10 +102,12 @@ def _error_from(cmd, proc):
     elif isinstance(error, str):
         msg = error
     else:
-        msg = stderr.splitlines()[-1] if stderr else "no message"
+        # the CLI's own last message ("kjudge eval: ..."), not a hint
+        # like "(see `kjudge eval --help`)" below it
         prefix = "kjudge %s: " % cmd
-        if msg.startswith(prefix):
-            msg = msg[len(prefix):]
+        lines = [l for l in stderr.splitlines() if l.strip()]
+        ours = [l[len(prefix):] for l in lines if l.startswith(prefix)]
+        msg = ours[-1] if ours else lines[-1] if lines else "no message"
     msg = "kjudge %s exited %d: %s" % (cmd, proc.returncode, msg)
     cls = {2: UsageError, 3: JudgeError}.get(proc.returncode, KjudgeError)
     return cls(msg, error=error, exit_code=proc.returncode, stderr=proc.stderr)

@@ -87,8 +87,29 @@ for task in ("level9/nope", os.environ["TMP"] + "/bad.kt"):
         assert e.message.startswith("kjudge eval exited 2: ") and "no message" not in e.message
         assert e.error is None or isinstance(e.error, dict)
         assert e.stderr.strip() or e.error
+try:
+    kjudge.eval("level1/relu", os.environ["PASS_C"], seeds=0)
+    raise SystemExit("no exception for seeds=0")
+except kjudge.UsageError as e:
+    print(e.message)
+    assert e.message == "kjudge eval exited 2: --seeds wants 1..100, got '0'"
+# a judge that prints its JSON error object on stdout (the {"error", "exit"} contract)
+try:
+    kjudge.eval("level1/relu", os.environ["PASS_C"], kjudge=os.environ["TMP"] + "/kjerr")
+    raise SystemExit("no exception from kjerr")
+except kjudge.UsageError as e:
+    print(e.message, e.error)
+    assert e.error == {"kind": "task", "message": "unknown task 'x'"}
+    assert e.message == "kjudge eval exited 2: unknown task 'x'"
 EOF
-expect_success "an unknown task and an invalid task file raise UsageError (exit 2) with the message" '
+cat >"$TMP/kjerr" <<'EOF'
+#!/bin/sh
+echo '{"error": {"kind": "task", "message": "unknown task '"'x'"'"}, "exit": 2}'
+echo "kjudge eval: something else" >&2
+exit 2
+EOF
+chmod +x "$TMP/kjerr"
+expect_success "an unknown task, an invalid task file, a bad option, a JSON error raise UsageError (exit 2)" '
 	py eval_task >"$TMP/task.out" && cat "$TMP/task.out" && grep -q "level9/nope" "$TMP/task.out"'
 
 cat >"$TMP/eval_judge.py" <<'EOF'
