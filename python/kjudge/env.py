@@ -9,6 +9,7 @@ prompt (`kjudge prompt --mode refine`: the attempt and the judge's feedback
 on it), so that an agent may try again within max_steps.
 """
 import math
+import os
 import random
 
 from . import cli
@@ -31,7 +32,7 @@ def default_reward(verdict):
 class KernelEnv:
     """The environment.
 
-    task: a task id ("level1/relu"), or a list of them: reset() then picks
+    task: a task id ("level1/relu") or .kt file, or a list of them: reset() then picks
     one at random (reproducibly with reset(seed=...)) unless
     options={"task": ...} names it.  backend: the track, "cpu" (runs
     anywhere) by default, "cuda" on a GPU.  max_steps: attempts per episode
@@ -49,7 +50,7 @@ class KernelEnv:
 
     def __init__(self, task, backend="cpu", *, max_steps=1, stop_on_pass=True, reward=None,
                  prompt_mode=None, kjudge=None, **eval_options):
-        self.tasks = [task] if isinstance(task, str) else list(task)
+        self.tasks = [task] if isinstance(task, (str, os.PathLike)) else list(task)
         if not self.tasks:
             raise ValueError("KernelEnv needs at least one task")
         if max_steps < 1:

@@ -28,6 +28,13 @@ expect_success "pip installs ./python into a target folder, offline" '
 		--target "$SITE" "$KJ_ROOT/python" &&
 	test -f "$SITE/kjudge/__init__.py" && ls -d "$SITE"/kjudge-*.dist-info'
 
+expect_success "an sdist of kjudge_build.py installs the same files" '
+	"$PY" -c "import sys; sys.path.insert(0, sys.argv[1]); import kjudge_build as b; print(b.build_sdist(sys.argv[2]))" \
+		"$KJ_ROOT/python" "$TMP" >"$TMP/sdist" && tar tzf "$TMP/$(cat "$TMP/sdist")" &&
+	"$PY" -m pip install --no-index --no-cache-dir --disable-pip-version-check -q \
+		--target "$TMP/site2" "$TMP/$(cat "$TMP/sdist")" &&
+	diff -r -x __pycache__ "$SITE/kjudge" "$TMP/site2/kjudge"'
+
 cat >"$TMP/import.py" <<'EOF'
 import importlib.metadata, os, kjudge
 print(kjudge.__file__)
