@@ -32,9 +32,9 @@ def default_reward(verdict):
 class KernelEnv:
     """The environment.
 
-    task: a task id ("level1/relu") or .kt file, or a list of them: reset() then picks
-    one at random (reproducibly with reset(seed=...)) unless
-    options={"task": ...} names it.  backend: the track, "cpu" (runs
+    task: a task id ("level1/relu") or .kt file, or a list of them:
+    reset() then picks one at random (reproducibly with reset(seed=...))
+    unless options={"task": ...} names it.  backend: the track, "cpu" (runs
     anywhere) by default, "cuda" on a GPU.  max_steps: attempts per episode
     (default 1, one-shot).  stop_on_pass: the episode ends (terminated) at
     the first correct candidate; False keeps it going to max_steps, for
