@@ -65,7 +65,8 @@ int kj_serve_parse_listen(const char *s, struct sockaddr_storage *addr, int *loo
  * and returns at once, leaving their evaluation threads running: the caller
  * must then exit the process.  Returns 0 after a stop, or an error when the
  * server cannot start (the store, the address, no tokens on a non-loopback
- * address, a GPU). */
+ * address, a GPU, or what a job needs: KJ_E_NOTFOUND for a missing candidate
+ * header or worker, KJ_E_UNSUPPORTED without a sandbox). */
 int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, struct kj_err *err);
 
 /* A fresh random bearer token into out ("kjt_" + 64 hex digits) and the hex

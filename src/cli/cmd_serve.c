@@ -69,6 +69,9 @@ static void usage(void)
 	     "token add prints a fresh token once; the store keeps only its SHA-256.  --quota N\n"
 	     "caps the jobs the token may have queued or running (429 beyond; default: none).\n"
 	     "Once a token exists every endpoint but /v1/health wants 'Authorization: Bearer T'.\n\n"
+	     "Before it listens the server checks that a job can be judged: the tasks, the\n"
+	     "candidate header (include/candidate under KJUDGE_HOME), the worker binary and the\n"
+	     "sandbox; it refuses to start, naming what is missing, rather than fail every job.\n\n"
 	     "exit status: 0 stopped by a signal, 2 usage error, 3 the server could not start");
 }
 
@@ -279,7 +282,13 @@ int cmd_serve(int argc, char **argv)
 	/* the served tasks: every .kt under tasks/, by id (level1/relu) */
 	kj_err_init(&err);
 	if (kj_cli_list_tasks(&paths, &n, &err)) {
-		fprintf(stderr, "kjudge serve: %s\n", err.msg);
+		fprintf(stderr, "kjudge serve: %s (KJUDGE_HOME must name a kjudge tree)\n", err.msg);
+		return KJ_EXIT_JUDGE;
+	}
+	if (n == 0) {
+		fprintf(stderr, "kjudge serve: no task to serve: '%s/tasks' holds no .kt file (KJUDGE_HOME "
+			"must name a kjudge tree)\n", kj_cli_root());
+		kj_cli_free_list(paths, n);
 		return KJ_EXIT_JUDGE;
 	}
 	ids = calloc((size_t)(n ? n : 1), sizeof(*ids));
