@@ -472,6 +472,9 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 	S->lease_s = o->lease_s > 0 ? o->lease_s : 30;
 	S->max_attempts = o->max_attempts > 0 ? o->max_attempts : 3;
 	S->max_wait_s = o->max_wait_s > 0 ? o->max_wait_s : 60;
+	S->max_conns = o->max_conns ? o->max_conns : 1024;
+	S->conns_per_ip = o->conns_per_ip ? o->conns_per_ip : 64;
+	S->read_timeout_s = o->read_timeout_s ? o->read_timeout_s : 10;
 	snprintf(S->run_name, sizeof(S->run_name), "%s", o->run_name && *o->run_name ? o->run_name : "serve");
 	gethostname(host, sizeof(host) - 1);
 	host[sizeof(host) - 1] = 0;
