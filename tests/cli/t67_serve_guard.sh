@@ -26,8 +26,8 @@ q() { sqlite3 "$1" "$2"; }
 . "$(dirname "$0")/serve_lib.sh"
 
 # hold.py PORT N SRC READY: opens N connections to 127.0.0.1:PORT from the
-# address SRC, each sending a partial request header, writes how many it
-# opened to READY, then holds them until killed
+# address SRC, each sending a partial request header, writes how many
+# connected to READY, then holds them until killed
 cat >"$TMP/hold.py" <<'EOF'
 import resource, socket, sys, time
 port, n, src, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -41,10 +41,15 @@ for i in range(n):
     try:
         s.bind((src, 0))
         s.connect(("127.0.0.1", port))
-        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-        held.append(s)
     except OSError:
         s.close()
+        continue
+    held.append(s)
+    try:
+        # a connection the server closed at once may refuse this
+        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    except OSError:
+        pass
 time.sleep(1)
 with open(ready, "w") as f:
     f.write("%d\n" % len(held))
