@@ -103,6 +103,11 @@ __attribute__((format(printf, 5, 6))) static int refuse(struct kj_gate *g, int i
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* the message may quote the client's bytes: ASCII only, so that it is
+	 * valid UTF-8 for the JSON */
+	for (char *c = msg; *c; c++)
+		if ((unsigned char)*c < 32 || (unsigned char)*c > 126)
+			*c = '?';
 	for (size_t k = 0; k < sizeof(reasons) / sizeof(reasons[0]); k++)
 		if (reasons[k].code == code)
 			text = reasons[k].text;

@@ -163,8 +163,9 @@ printf 'POST /v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nz
 printf 'G@T /v1/health HTTP/1.1\r\nHost: x\r\n\r\n' >"$TMP/r_method"
 printf 'GET /v1/health HTTP/1.1\r\nHost x\r\n\r\n' >"$TMP/r_field"
 printf 'FROB /v1/health HTTP/1.1\r\nHost: x\r\n\r\n' >"$TMP/r_unknown"
+printf 'GET /v1/health HTTP/1.1\r\nHost: x\r\nX-\377\376: 1\r\n\r\n' >"$TMP/r_bytes"
 # r_unknown: an unknown method reaches the routes (405)
-for r in line:400 nohost:400 version:505 clen:400 chunk:411 big:431 method:400 field:400 unknown:405; do
+for r in line:400 nohost:400 version:505 clen:400 chunk:411 big:431 method:400 field:400 bytes:400 unknown:405; do
 	expect_success "a bad request (${r%:*}) gets a JSON error ${r#*:}, one header block" '
 		python3 "$TMP/raw.py" $P "$TMP/r_'${r%:*}'" >"$TMP/raw.out" 2>&1; rc=$?;
 		cat "$TMP/raw.out"; test $rc = 0 && grep -q "^status '${r#*:}'" "$TMP/raw.out"'
