@@ -9,9 +9,12 @@
  * showing it; a restart loses no accepted job.
  *
  * HTTP is libmicrohttpd, one thread per connection (a long poll blocks only
- * its own connection).  The server binds to loopback unless told otherwise;
- * on any other address it refuses to start while the store holds no bearer
- * token.  Once tokens exist, every endpoint but /v1/health wants one.
+ * its own connection), behind a gate that accepts connections, limits them
+ * per address and reads each request header within a time limit; every
+ * error is JSON.  Before listening, kj_serve_run checks that a job could be
+ * judged (candidate header, worker, sandbox).  The server binds to loopback
+ * unless told otherwise; on any other address it refuses to start while the
+ * store holds no bearer token.  Once tokens exist, every endpoint but /v1/health wants one.
  *
  * Ownership: the caller owns every string and array in kj_serve_opts for
  * the duration of kj_serve_run().  The library never prints: lines for a
@@ -46,6 +49,13 @@ struct kj_serve_opts {
 	double lease_s;           /* a claim's lease, renewed while judging (0: 30) */
 	int max_attempts;         /* claims before a job is abandoned as failed (0: 3) */
 	double max_wait_s;        /* the longest long poll (0: 60) */
+	/* against clients that open connections and hold them (slowloris): at
+	 * most max_conns connections in all (0: 1024) and conns_per_ip from one
+	 * address whose header is being read, as many being answered (0: 64),
+	 * beyond which a connection is closed at once; a request header must be
+	 * complete within read_timeout_s seconds (else 408), and a body may
+	 * pause at most that long (0: 10) */
+	unsigned max_conns, conns_per_ip, read_timeout_s;
 	const char *port_file;    /* when set, the bound port is written there once listening */
 	void (*log)(void *ctx, const char *line); /* NULL: silent */
 	void *log_ctx;
@@ -65,7 +75,8 @@ int kj_serve_parse_listen(const char *s, struct sockaddr_storage *addr, int *loo
  * and returns at once, leaving their evaluation threads running: the caller
  * must then exit the process.  Returns 0 after a stop, or an error when the
  * server cannot start (the store, the address, no tokens on a non-loopback
- * address, a GPU). */
+ * address, a GPU, or what a job needs: KJ_E_NOTFOUND for a missing candidate
+ * header or worker, KJ_E_UNSUPPORTED without a sandbox). */
 int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, struct kj_err *err);
 
 /* A fresh random bearer token into out ("kjt_" + 64 hex digits) and the hex

@@ -202,10 +202,11 @@ int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c,
  *    the job with kj_queue_complete() (done, with the verdict; or failed, with
  *    an error).  Both check that the job is still running under that owner.
  *  - A running job whose lease has passed belongs to a server that died:
- *    kj_queue_requeue_stale() puts it back to queued (its attempts stay
- *    counted, so the next claim makes attempts 2), or fails it once it has
- *    used max_attempts claims.  kj_queue_release() hands a job back at once
- *    (a server stopping before it could finish).
+ *    kj_queue_requeue_stale() puts it back to queued, owner cleared (its
+ *    attempts stay counted, so the next claim makes attempts 2), or fails
+ *    it once it has used max_attempts claims.  kj_queue_release() hands a
+ *    job back at once (a server stopping before it could finish), owner
+ *    cleared too.
  *  - Only a queued job can be cancelled.
  * Every function is one transaction.  Unlike the functions above, the queue
  * functions take no lock of the kj_db: a kj_db used for them must not be
@@ -242,7 +243,8 @@ struct kj_job {
 	char idem_key[256];    /* '' when none */
 	char request_sha256[65];
 	int attempts;          /* claims so far */
-	char owner[128];       /* the server that holds (or last held) it */
+	char owner[128];       /* the server that holds it while running (or last held a
+				* done or failed one); '' while queued */
 	double lease_until;    /* 0 when not running */
 	int64_t candidate_id;  /* 0 until judged */
 	char status[32];       /* the verdict's status when done, else '' */
@@ -306,8 +308,9 @@ int kj_queue_complete(kj_db *s, int64_t id, const char *owner, kj_job_state stat
 		      int64_t candidate_id, const char *status, const char *verdict,
 		      const char *error, double now, struct kj_err *err);
 
-/* Puts running job id held by owner back to queued (lease cleared, attempts
- * kept).  Returns 0 or KJ_E_NOTFOUND as kj_queue_heartbeat. */
+/* Puts running job id held by owner back to queued (owner and lease
+ * cleared: a queued job belongs to no server; attempts kept).  Returns 0
+ * or KJ_E_NOTFOUND as kj_queue_heartbeat. */
 int kj_queue_release(kj_db *s, int64_t id, const char *owner, struct kj_err *err);
 
 /* Requeues every running job whose lease_until is before now; one that has

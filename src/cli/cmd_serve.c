@@ -64,11 +64,21 @@ static void usage(void)
 	     "  --lease S           a running job's lease, renewed while judged (default 30)\n"
 	     "  --max-attempts N    claims before a job that keeps stopping servers fails (default 3)\n"
 	     "  --max-wait S        the longest long poll (default 60)\n"
+	     "  --max-conns N       connections at once, in all (default 1024)\n"
+	     "  --max-conns-per-ip N  connections from one client address whose request is being\n"
+	     "                      read, and as many being answered (default 64); beyond it a new\n"
+	     "                      connection is closed at once, so that a client holding\n"
+	     "                      connections open cannot starve the others\n"
+	     "  --read-timeout S    a request header must be complete within S seconds (else 408),\n"
+	     "                      and a body may pause at most S seconds (default 10)\n"
 	     "  --port-file FILE    write the bound port there once listening\n"
 	     "  --quiet             no log on stderr\n\n"
 	     "token add prints a fresh token once; the store keeps only its SHA-256.  --quota N\n"
 	     "caps the jobs the token may have queued or running (429 beyond; default: none).\n"
 	     "Once a token exists every endpoint but /v1/health wants 'Authorization: Bearer T'.\n\n"
+	     "Before it listens the server checks that a job can be judged: the tasks, the\n"
+	     "candidate header (include/candidate under KJUDGE_HOME), the worker binary and the\n"
+	     "sandbox; it refuses to start, naming what is missing, rather than fail every job.\n\n"
 	     "exit status: 0 stopped by a signal, 2 usage error, 3 the server could not start");
 }
 
@@ -191,6 +201,8 @@ int cmd_serve(int argc, char **argv)
 		KJ_CLI_JUDGE_LONGOPTS,
 		{ "max-body", 1, 0, 'M' },   { "lease", 1, 0, 'L' },       { "max-attempts", 1, 0, 'A' },
 		{ "max-wait", 1, 0, 'W' },   { "port-file", 1, 0, 'F' },   { "quiet", 0, 0, 'q' },
+		{ "max-conns", 1, 0, 'C' },  { "max-conns-per-ip", 1, 0, 'P' },
+		{ "read-timeout", 1, 0, 'R' },
 		{ "help", 0, 0, 'h' },       { 0, 0, 0, 0 }
 	};
 	struct kj_serve_opts o;
@@ -253,6 +265,26 @@ int cmd_serve(int argc, char **argv)
 		case 'F':
 			o.port_file = optarg;
 			break;
+		case 'C':
+			x = strtod(optarg, &end);
+			if (*end || !*optarg || !(x >= 1) || x > 100000 || x != (double)(unsigned)x)
+				return kj_cli_usage_error("serve", "--max-conns wants 1..100000, got '%s'", optarg);
+			o.max_conns = (unsigned)x;
+			break;
+		case 'P':
+			x = strtod(optarg, &end);
+			if (*end || !*optarg || !(x >= 1) || x > 100000 || x != (double)(unsigned)x)
+				return kj_cli_usage_error("serve", "--max-conns-per-ip wants 1..100000, got '%s'",
+							  optarg);
+			o.conns_per_ip = (unsigned)x;
+			break;
+		case 'R':
+			x = strtod(optarg, &end);
+			if (*end || !*optarg || !(x >= 1) || x > 3600 || x != (double)(unsigned)x)
+				return kj_cli_usage_error("serve", "--read-timeout wants whole seconds 1..3600, got "
+							  "'%s'", optarg);
+			o.read_timeout_s = (unsigned)x;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -269,6 +301,9 @@ int cmd_serve(int argc, char **argv)
 		return kj_cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
 	if (o.ngpus && o.eval.backend != KJ_BACKEND_CUDA)
 		return kj_cli_usage_error("serve", "--gpus is for --backend cuda; the CPU track takes --workers");
+	if (o.conns_per_ip > (o.max_conns ? o.max_conns : 1024))
+		return kj_cli_usage_error("serve", "--max-conns-per-ip (%u) is above --max-conns (%u)",
+					  o.conns_per_ip, o.max_conns ? o.max_conns : 1024);
 	if (!quiet)
 		o.log = log_line;
 	kj_cli_seed_secret_env(&o.eval);
@@ -279,7 +314,13 @@ int cmd_serve(int argc, char **argv)
 	/* the served tasks: every .kt under tasks/, by id (level1/relu) */
 	kj_err_init(&err);
 	if (kj_cli_list_tasks(&paths, &n, &err)) {
-		fprintf(stderr, "kjudge serve: %s\n", err.msg);
+		fprintf(stderr, "kjudge serve: %s (KJUDGE_HOME must name a kjudge tree)\n", err.msg);
+		return KJ_EXIT_JUDGE;
+	}
+	if (n == 0) {
+		fprintf(stderr, "kjudge serve: no task to serve: '%s/tasks' holds no .kt file (KJUDGE_HOME "
+			"must name a kjudge tree)\n", kj_cli_root());
+		kj_cli_free_list(paths, n);
 		return KJ_EXIT_JUDGE;
 	}
 	ids = calloc((size_t)(n ? n : 1), sizeof(*ids));

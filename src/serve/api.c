@@ -1,7 +1,9 @@
 /*
- * kjudge serve: the HTTP side (libmicrohttpd, one thread per connection).
- * Routes, authentication, request limits and the JSON of a job; docs/api.md
- * is the contract.  Every error is JSON: {"error": "what went wrong"}.
+ * kjudge serve: the HTTP side (libmicrohttpd, one thread per connection,
+ * behind the gate of gate.c).  Routes, authentication, request limits and
+ * the JSON of a job; docs/api.md is the contract.  Every error is JSON:
+ * {"error": "what went wrong"}; those about the request's header itself come
+ * from the gate, before libmicrohttpd sees the request.
  */
 #include <jansson.h>
 #include <microhttpd.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "serve/serve_int.h"
 
@@ -51,6 +54,8 @@ static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code, json_t
 	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	/* one request a connection: each passes the gate's header check */
+	MHD_add_response_header(r, "Connection", "close");
 	if (allow)
 		MHD_add_response_header(r, "Allow", allow);
 	if (code == 401)
@@ -601,6 +606,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
 	struct kj_server *S = cls;
 	struct req *r = *con_cls;
+	enum MHD_Result ret;
 	(void)version;
 	if (!r) {
 		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
@@ -640,7 +646,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	return route(S, c, url, method, r);
+	ret = route(S, c, url, method, r);
+	/* the read timeout counts from the last byte received: restart it once
+	 * the answer is ready, or a long poll longer than the timeout would be
+	 * closed before its answer is sent (setting the timeout of a connection
+	 * that has none restarts its clock) */
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, S->read_timeout_s);
+	return ret;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -657,33 +670,58 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 }
 
+/* the HTTP side: the gate that accepts and screens connections, and the
+ * libmicrohttpd daemon it hands them to */
+struct http {
+	struct MHD_Daemon *d;
+	struct kj_gate *gate;
+	int lfd;
+};
+
 void *kj_serve_http_start(struct kj_server *S, const struct sockaddr_storage *addr, int *port,
 			  struct kj_err *err)
 {
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
-	const union MHD_DaemonInfo *info;
-	struct MHD_Daemon *d;
-	uint16_t want;
-	if (addr->ss_family == AF_INET6) {
-		flags |= MHD_USE_IPv6;
-		want = ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
-	} else {
-		want = ntohs(((const struct sockaddr_in *)addr)->sin_port);
-	}
-	d = MHD_start_daemon(flags, want, NULL, NULL, on_request, S, MHD_OPTION_SOCK_ADDR, addr,
-			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, S, MHD_OPTION_CONNECTION_LIMIT,
-			     (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300, MHD_OPTION_END);
-	if (!d) {
-		kj_err_set(err, KJ_E_IO, "cannot listen on port %u: the address is in use or not this "
-			   "machine's", (unsigned)want);
+	/* no listening socket of its own: every connection comes through the
+	 * gate (gate.c), which checks its request header first */
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+	struct http *h = calloc(1, sizeof(*h));
+	if (!h) {
+		kj_err_set(err, KJ_E_NOMEM, "serve: out of memory");
 		return NULL;
 	}
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	*port = info ? info->port : want;
-	return d;
+	h->lfd = kj_gate_listen(addr, port, err);
+	if (h->lfd < 0) {
+		free(h);
+		return NULL;
+	}
+	/* the limits are the gate's, again here for the connections it hands
+	 * on; the read timeout covers a body that stops arriving */
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, S, MHD_OPTION_NOTIFY_COMPLETED,
+				on_completed, S, MHD_OPTION_CONNECTION_LIMIT, S->max_conns,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, S->conns_per_ip,
+				MHD_OPTION_CONNECTION_TIMEOUT, S->read_timeout_s,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
+	if (!h->d) {
+		kj_err_set(err, KJ_E_IO, "cannot start the HTTP server (libmicrohttpd)");
+		close(h->lfd);
+		free(h);
+		return NULL;
+	}
+	if (kj_gate_start(S, h->lfd, h->d, &h->gate, err)) {
+		MHD_stop_daemon(h->d);
+		close(h->lfd);
+		free(h);
+		return NULL;
+	}
+	return h;
 }
 
-void kj_serve_http_stop(void *daemon)
+void kj_serve_http_stop(void *http)
 {
-	MHD_stop_daemon(daemon);
+	struct http *h = http;
+	kj_gate_stop(h->gate);
+	close(h->lfd);
+	MHD_stop_daemon(h->d);
+	free(h);
 }

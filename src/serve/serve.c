@@ -18,6 +18,7 @@
 
 #include "kjudge/cluster.h"
 #include "kjudge/gpu.h"
+#include "kjudge/jail.h"
 #include "serve/serve_int.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:8421"
@@ -413,6 +414,41 @@ static int write_port_file(const char *path, int port, struct kj_err *err)
 	return 0;
 }
 
+/* What every job needs, checked before the server listens, so that a server
+ * that could only fail its jobs does not start: the candidate header of the
+ * track, the worker binary and the jail.  Returns 0, or KJ_E_NOTFOUND /
+ * KJ_E_UNSUPPORTED with a message that names what is missing. */
+static int check_ready(const struct kj_eval_opts *e, struct kj_err *err)
+{
+	kj_backend be = e->backend;
+	if (be == KJ_BACKEND_CPU || be == KJ_BACKEND_CUDA) {
+		const char *inc = e->include_dir && *e->include_dir ? e->include_dir : "include/candidate";
+		const char *h = be == KJ_BACKEND_CPU ? "kjudge_cpu.h" : "kjudge_cuda.h";
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", inc, h);
+		if (access(path, R_OK))
+			return kj_err_set(err, KJ_E_NOTFOUND, "cannot serve the %s track: the candidate header "
+					  "'%s' is missing (%s); every job would fail to compile.  KJUDGE_HOME "
+					  "must name a kjudge tree with include/candidate/", kj_backend_name(be),
+					  path, strerror(errno));
+		if (!e->worker_path || !*e->worker_path)
+			return kj_err_set(err, KJ_E_NOTFOUND, "cannot serve the %s track: no worker binary "
+					  "is set", kj_backend_name(be));
+		if (access(e->worker_path, X_OK))
+			return kj_err_set(err, KJ_E_NOTFOUND, "cannot serve the %s track: the worker binary "
+					  "'%s' is missing or not executable (%s)", kj_backend_name(be),
+					  e->worker_path, strerror(errno));
+	}
+	if (!e->unconfined) {
+		int rc = kj_jail_available(err);
+		if (rc) {
+			kj_err_prefix(err, "cannot serve");
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, struct kj_err *err)
 {
 	struct kj_server *S;
@@ -436,6 +472,9 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 	S->lease_s = o->lease_s > 0 ? o->lease_s : 30;
 	S->max_attempts = o->max_attempts > 0 ? o->max_attempts : 3;
 	S->max_wait_s = o->max_wait_s > 0 ? o->max_wait_s : 60;
+	S->max_conns = o->max_conns ? o->max_conns : 1024;
+	S->conns_per_ip = o->conns_per_ip ? o->conns_per_ip : 64;
+	S->read_timeout_s = o->read_timeout_s ? o->read_timeout_s : 10;
 	snprintf(S->run_name, sizeof(S->run_name), "%s", o->run_name && *o->run_name ? o->run_name : "serve");
 	gethostname(host, sizeof(host) - 1);
 	host[sizeof(host) - 1] = 0;
@@ -461,6 +500,8 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 	kj_store_cache_key(&S->eval, S->cache_key, sizeof(S->cache_key));
 
 	if ((rc = kj_serve_parse_listen(o->listen ? o->listen : DEFAULT_LISTEN, &addr, &S->loopback, err)))
+		goto out;
+	if ((rc = check_ready(&o->eval, err)))
 		goto out;
 	/* a postgresql:// URL's password never reaches the log or a message */
 	kj_store_redact(o->db_path, where, sizeof(where));

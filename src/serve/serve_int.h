@@ -49,6 +49,7 @@ struct kj_server {
 	struct kj_eval_opts eval;
 	size_t max_body;
 	double lease_s, max_wait_s;
+	unsigned max_conns, conns_per_ip, read_timeout_s;
 	int max_attempts;
 	int loopback;
 
@@ -81,5 +82,19 @@ struct sockaddr_storage;
 void *kj_serve_http_start(struct kj_server *S, const struct sockaddr_storage *addr, int *port,
 			  struct kj_err *err);
 void kj_serve_http_stop(void *daemon);
+
+/* The gate (gate.c): kj_gate_listen binds and listens on addr (non-blocking)
+ * and returns the socket, with the bound port in *port, or a negative code
+ * with err set.  kj_gate_start starts the thread that accepts on lfd, reads
+ * each request header within S->read_timeout_s, enforces S->max_conns and
+ * S->conns_per_ip, answers a malformed header with a JSON error and hands
+ * the others to d (started with MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC).
+ * kj_gate_stop stops it and closes the connections it holds, not lfd. */
+struct kj_gate;
+struct MHD_Daemon;
+int kj_gate_listen(const struct sockaddr_storage *addr, int *port, struct kj_err *err);
+int kj_gate_start(struct kj_server *S, int lfd, struct MHD_Daemon *d, struct kj_gate **out,
+		  struct kj_err *err);
+void kj_gate_stop(struct kj_gate *g);
 
 #endif

@@ -466,7 +466,7 @@ int kj_queue_release(kj_db *s, int64_t id, const char *owner, struct kj_err *err
 {
 	ON_PG(s, kj_pgq_release(pg_, id, owner, err));
 	return update_held(s,
-			   "UPDATE jobs SET state = 'queued', lease_until = NULL "
+			   "UPDATE jobs SET state = 'queued', owner = '', lease_until = NULL "
 			   "WHERE id = ?1 AND owner = ?2 AND state = 'running'",
 			   id, owner, NULL, NULL, err);
 }
@@ -502,7 +502,7 @@ int kj_queue_requeue_stale(kj_db *s, double now, int max_attempts, int *requeued
 		nf = sqlite3_changes(t.db);
 	}
 	if ((rc = prep(t.db,
-		       "UPDATE jobs SET state = 'queued', lease_until = NULL "
+		       "UPDATE jobs SET state = 'queued', owner = '', lease_until = NULL "
 		       "WHERE state = 'running' AND lease_until < ?1",
 		       &st, err)))
 		goto fail;

@@ -277,7 +277,7 @@ static const char sql_complete[] =
 	"UPDATE jobs SET state = $3, candidate_id = $4, status = $5, verdict = $6, error = $7, "
 	"finished = $8, lease_until = NULL WHERE id = $1 AND owner = $2 AND state = 'running'";
 static const char sql_release[] =
-	"UPDATE jobs SET state = 'queued', lease_until = NULL "
+	"UPDATE jobs SET state = 'queued', owner = '', lease_until = NULL "
 	"WHERE id = $1 AND owner = $2 AND state = 'running'";
 
 /* Runs an UPDATE of the running job a[0] held by owner a[1]; KJ_E_NOTFOUND
@@ -347,7 +347,7 @@ static const char sql_abandon[] =
 	"error = 'abandoned after ' || attempts || ' attempts: its server stopped while judging it "
 	"each time' WHERE state = 'running' AND lease_until < $1 AND attempts >= $2";
 static const char sql_requeue[] =
-	"UPDATE jobs SET state = 'queued', lease_until = NULL "
+	"UPDATE jobs SET state = 'queued', owner = '', lease_until = NULL "
 	"WHERE state = 'running' AND lease_until < $1";
 
 static int requeue_stale(struct kj_pg *p, double now, int max_attempts, int *nr, int *nf,

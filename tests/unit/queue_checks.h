@@ -145,16 +145,16 @@ static void queue_checks(kj_db *s, kj_db *s2)
 	   "nothing is stale before the lease ends");
 	ok(kj_queue_requeue_stale(s, 232, 3, &rq, &fl, &err) == 0 && rq == 1 && fl == 0,
 	   "after it, job b is queued again");
-	ok(kj_queue_get(s, b, &j, &err) == 0 && j.state == KJ_JOB_QUEUED && j.attempts == 1,
-	   "queued, its attempt still counted");
+	ok(kj_queue_get(s, b, &j, &err) == 0 && j.state == KJ_JOB_QUEUED && j.attempts == 1 && !j.owner[0],
+	   "queued, its attempt still counted, no owner (was '%s')", j.owner);
 	ok(kj_queue_complete(s2, b, "srv2", KJ_JOB_DONE, 0, "pass", "{}", NULL, 233, &err) == KJ_E_NOTFOUND,
 	   "the server that lost it cannot complete it");
 	ok(kj_queue_claim(s, "cpu", "srv3", 240, 10, &j, &got, &err) == 0 && got && j.id == b &&
 	   j.attempts == 2,
 	   "claimed again before newer jobs: attempts 2");
 	ok(kj_queue_release(s, b, "srv3", &err) == 0, "released by its owner");
-	ok(kj_queue_get(s, b, &j, &err) == 0 && j.state == KJ_JOB_QUEUED && j.attempts == 2,
-	   "back to queued, attempts kept");
+	ok(kj_queue_get(s, b, &j, &err) == 0 && j.state == KJ_JOB_QUEUED && j.attempts == 2 && !j.owner[0],
+	   "back to queued, attempts kept, no owner (was '%s')", j.owner);
 	ok(kj_queue_claim(s, "cpu", "srv3", 250, 10, &j, &got, &err) == 0 && got && j.id == b &&
 	   j.attempts == 3,
 	   "a third claim");
