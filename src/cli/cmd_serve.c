@@ -166,13 +166,12 @@ static int cmd_token(int argc, char **argv)
 			json_t *arr = json_array();
 			for (int i = 0; i < n; i++) {
 				if (json)
-					json_array_append_new(arr, json_pack("{s:s,s:i,s:s,s:s}", "name", v[i].name,
-									     "quota", v[i].quota, "created",
-									     v[i].created, "sha256_prefix",
-									     (char[]){ v[i].sha256[0], v[i].sha256[1],
-										       v[i].sha256[2], v[i].sha256[3],
-										       v[i].sha256[4], v[i].sha256[5],
-										       v[i].sha256[6], v[i].sha256[7], 0 }));
+					/* a name that is not UTF-8 keeps its row (json_pack would drop it) */
+					json_array_append_new(arr, json_pack("{s:o,s:i,s:o,s:s%}", "name",
+									     kj_cli_json_string(v[i].name), "quota",
+									     v[i].quota, "created",
+									     kj_cli_json_string(v[i].created),
+									     "sha256_prefix", v[i].sha256, (size_t)8));
 				else
 					printf("%-24s quota %-8d created %s  sha256 %.8s...\n", v[i].name, v[i].quota,
 					       v[i].created, v[i].sha256);

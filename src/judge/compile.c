@@ -619,7 +619,12 @@ static void limit_reason(const struct run_result *r, const struct build_limits *
 		snprintf(out, len, "the compiler ran out of its memory limit (%llu MiB of address space "
 			 "per process)", (unsigned long long)(lim->as.rlim_cur >> 20));
 	else if (sig)
-		snprintf(out, len, "the compiler was killed by signal %d", sig);
+		snprintf(out, len, "the compiler was killed by signal %d (%s)", sig, strsignal(sig));
+	else if (WIFEXITED(r->status) && WEXITSTATUS(r->status) > 128 && WEXITSTATUS(r->status) < 128 + 65 &&
+		 !strstr(log, "error"))
+		/* killed inside the jail: bubblewrap exits 128 + the signal */
+		snprintf(out, len, "the compiler was killed by signal %d (%s)", WEXITSTATUS(r->status) - 128,
+			 strsignal(WEXITSTATUS(r->status) - 128));
 }
 
 /* Removes the build folder's files (flat) and the folder. */

@@ -682,8 +682,15 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			const char *line = e ? e : l;
 			while (e && line > l && line[-1] != '\n')
 				line--;
-			kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s",
-				 (int)strcspn(line, "\n"), line);
+			/* CUDA source given to the C compiler: say which backend it wants */
+			int cuda = o->backend == KJ_BACKEND_CPU &&
+				   (memmem(source, len, "__global__", 10) || memmem(source, len, "<<<", 3));
+			if (!*line)
+				kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed and printed nothing");
+			else
+				kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s%s",
+					 (int)strcspn(line, "\n"), line,
+					 cuda ? " (this is CUDA source on the CPU track: judge it with --backend cuda)" : "");
 		}
 		goto out;
 	}

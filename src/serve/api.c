@@ -379,7 +379,8 @@ static enum MHD_Result get_job(struct kj_server *S, struct MHD_Connection *c, in
 		char *end;
 		wait = strtod(ws, &end);
 		if (!*ws || *end || !(wait >= 0) || wait > 1e6)
-			return send_error(c, 400, "?wait= wants seconds >= 0, got '%.40s'", ws);
+			return send_error(c, 400, "?wait= wants seconds from 0 to 1e6 (the server waits at most %g), "
+					  "got '%.40s'", S->max_wait_s, ws);
 		if (wait > S->max_wait_s)
 			wait = S->max_wait_s;
 	}

@@ -14,6 +14,9 @@ void kj_lex_init(struct kj_lexer *lx, const char *src, size_t len)
 	lx->len = len;
 	lx->line = 1;
 	lx->col = 1;
+	/* a UTF-8 byte-order mark, as some editors save: not part of the text */
+	if (len >= 3 && !memcmp(src, "\xef\xbb\xbf", 3))
+		lx->pos = 3;
 }
 
 static int peekc(const struct kj_lexer *lx, size_t off)
@@ -172,9 +175,12 @@ again:
 		return;
 	}
 	{
-		char msg[64];
+		char msg[128];
 		if (isprint(c))
 			snprintf(msg, sizeof(msg), "unexpected character '%c'", c);
+		else if (c >= 0x80)
+			snprintf(msg, sizeof(msg), "unexpected byte 0x%02x (a task file is ASCII outside strings "
+				 "and comments)", c);
 		else
 			snprintf(msg, sizeof(msg), "unexpected byte 0x%02x", c);
 		adv(lx);

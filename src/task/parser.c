@@ -492,7 +492,7 @@ static int parse_decl(struct parser *p, kj_value_kind kind)
 	if (expect(p, ":", "after the tensor name"))
 		return KJ_E_PARSE;
 	if (p->lx.tok != KJ_T_IDENT || kj_dtype_from_name(p->lx.text, &dt))
-		return expected(p, "a dtype (f32 f16 bf16 i8 i32 i64 bool)");
+		return expected(p, "a dtype (f32 f16 bf16 f8e4m3 i8 i32 i64 bool)");
 	snprintf(dd, sizeof(dd), "%s", p->lx.text);
 	next(p);
 	vi = new_value(p->t, name, kind, loc);

@@ -155,7 +155,7 @@ static const char *attr_kind_name(kj_attr_kind k)
 	case KJ_ATTR_FLOAT: return "a number";
 	case KJ_ATTR_BOOL: return "True or False";
 	case KJ_ATTR_INTS: return "a list of integers";
-	case KJ_ATTR_DTYPE: return "a dtype (f32 f16 bf16 i8 i32 i64 bool)";
+	case KJ_ATTR_DTYPE: return "a dtype (f32 f16 bf16 f8e4m3 i8 i32 i64 bool)";
 	case KJ_ATTR_STR: return "a string";
 	default: return "a value";
 	}

@@ -86,6 +86,25 @@ expect_success "the task checker refuses a check shape too large to judge, with 
 	! "$KJ" show "$TMP/huge.kt" 2>"$TMP/err"; rc=$?; cat "$TMP/err"
 	test $rc -eq 0 && grep -q "check shape B=100000 D=100000 needs about 223.5 GiB to judge" "$TMP/err"'
 
+expect_success "a task file saved with a UTF-8 byte-order mark parses" '
+	printf "\357\273\277" >"$TMP/bom.kt" && cat "$KJ_ROOT/tasks/level1/relu.kt" >>"$TMP/bom.kt" &&
+	"$KJ" show "$TMP/bom.kt" | grep -q "^task .*(relu)"'
+
+expect_success "a stray non-ASCII byte says the file must be ASCII there" '
+	mk utf "s/^y = relu(x)$/y = relu(x) \xc3\xa9/"
+	! "$KJ" show "$TMP/utf.kt" 2>"$TMP/err"; rc=$?; cat "$TMP/err"
+	test $rc -eq 0 && grep -q "unexpected byte 0xc3 (a task file is ASCII outside strings and comments)" "$TMP/err"'
+
+expect_success "a bad dtype lists every dtype, f8e4m3 too" '
+	mk dt "s/f32\[B, D\] ~ normal/f33[B, D] ~ normal/"
+	! "$KJ" show "$TMP/dt.kt" 2>"$TMP/err"; rc=$?; cat "$TMP/err"
+	test $rc -eq 0 && grep -q "f8e4m3" "$TMP/err"'
+
+expect_success "CUDA source judged on the CPU track gets a hint to use --backend cuda" '
+	"$KJ" eval --json --backend cpu --no-perf level1/relu "$KJ_ROOT/examples/solutions/cuda/relu.cu" >"$TMP/v.json"
+	json_get "$TMP/v.json" reason; test "$(json_get "$TMP/v.json" status)" = compile_error &&
+	json_get "$TMP/v.json" reason | grep -q "judge it with --backend cuda"'
+
 expect_success "every shipped task passes the stricter checker" '
 	"$KJ" tasks >/dev/null'
 

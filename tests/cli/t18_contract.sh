@@ -62,4 +62,10 @@ expect_success "a task id that is not UTF-8 stays in the JSON of show and of the
 	json_get "$TMP/s.json" task | grep -q "^level1/r.*elu$" &&
 	test "$(json_get "$TMP/v.json" task)" = "level1/r?elu"'
 
+expect_success "a token whose name is not UTF-8 keeps its row in token list --json" '
+	"$KJ" serve token add "$(printf "b\377b")" --db "$TMP/tok.sqlite" >/dev/null &&
+	"$KJ" serve token add carol --db "$TMP/tok.sqlite" >/dev/null &&
+	"$KJ" serve token list --json --db "$TMP/tok.sqlite" >"$TMP/tl.json" && cat "$TMP/tl.json" &&
+	test "$(perl -MJSON::PP -e "local \$/; print scalar @{JSON::PP->new->decode(<STDIN>)->{tokens}}" <"$TMP/tl.json")" = 2'
+
 done_testing
