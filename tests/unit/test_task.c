@@ -370,7 +370,7 @@ static void test_errors(void)
 	err_is(HEAD "x = relu(x)\ny = x\n" CHK, KJ_E_PARSE, "4:1", "cannot assign to input 'x'",
 	       "assigning to an input");
 	err_is("task t\ninput x: f33[B]\noutput y: f32[B]\ny = x\ncheck B=1\n", KJ_E_PARSE, "2:10",
-	       "expected a dtype (f32 f16 bf16 i8 i32 i64 bool), got 'f33'", "unknown dtype");
+	       "expected a dtype (f32 f16 bf16 f8e4m3 i8 i32 i64 bool), got 'f33'", "unknown dtype");
 	err_is("task t\ninput x: f32[B] ~ gauss\noutput y: f32[B]\ny = x\ncheck B=1\n", KJ_E_PARSE, "2:19",
 	       "unknown distribution 'gauss'", "unknown distribution");
 	err_is("task t\ninput x: i32[B]\noutput y: i32[B]\ny = x\ncheck B=1\n", KJ_E_PARSE, "2:7",
