@@ -260,13 +260,19 @@ static int snapshot(struct judge *j, struct kjj_shape *s)
 	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
-/* KJ_TIMING_LOG=FILE appends one line per timed call: the worker's event
- * time and the judge's bound, for bench/ to study the slack. */
-static void timing_log(struct judge *j, const struct kjj_call *c, double gpu_ms, double raw_ms)
+/* KJ_TIMING_LOG=FILE, for bench/ to study the slack: opened for one line
+ * (NULL when unset or not writable). */
+static FILE *timing_log_open(void)
 {
 	const char *path = getenv("KJ_TIMING_LOG");
-	FILE *f;
-	if (!path || !*path || !(f = fopen(path, "a")))
+	return path && *path ? fopen(path, "a") : NULL;
+}
+
+/* One line per timed call: the worker's event time and the judge's bound. */
+static void timing_log(struct judge *j, const struct kjj_call *c, double gpu_ms, double raw_ms)
+{
+	FILE *f = timing_log_open();
+	if (!f)
 		return;
 	fprintf(f, "%s\t%d\t%.6f\t%.6f\t%.6f\t%.6f\t%d\n", j->t->id, j->cur_perf, gpu_ms, c->wall_ms, raw_ms,
 		j->cur_perf >= 0 ? j->floor_ms[j->cur_perf] : 0.0, c->gap);
@@ -586,9 +592,8 @@ static int gpu_probe_floor(struct judge *j, int bind, double *ms)
  * is the bound on one call (in the round trip's place). */
 static void train_log(struct judge *j, int pi, int pass, int reps, double trip_ms, int64_t gpu_ns)
 {
-	const char *path = getenv("KJ_TIMING_LOG");
-	FILE *f;
-	if (!path || !*path || !(f = fopen(path, "a")))
+	FILE *f = timing_log_open();
+	if (!f)
 		return;
 	fprintf(f, "%s\t%d\ttrain\t%d\t%d\t%.6f\t%.6f\t%.6f\t%.6f\n", j->t->id, pi, pass, reps, trip_ms,
 		j->train_a_ms[pi], j->train_b_ms[pi], gpu_ns >= 0 ? (double)gpu_ns / 1e6 / reps : -1.0);
