@@ -7,9 +7,9 @@
  * on one call is as noisy as the call is long, so no per-call check can
  * see the forgery; the train (calls back to back on fresh inputs, timed
  * as one on the judge's clock) does: flagged timing_gap, and the shape is
- * credited with no less than 60% of the train's bound (0.0049 ms against
- * an honest 0.0086 on the H200; its per-call event times, 0.0022 ms, pass
- * the per-call bound unflagged). */
+ * credited with no less than 60% of the train's bound (on the H200: bound
+ * 0.00821 ms over 584 calls, so about 0.0048 ms against an honest 0.0088;
+ * its per-call event times, 0.0022 ms, pass the per-call bound unflagged). */
 #include <elf.h>
 #include <errno.h>
 #include <string.h>
