@@ -49,6 +49,9 @@ int kj_gpu_alloc(kj_gpu *g, size_t bytes, void **dptr, struct kj_err *err);
 void kj_gpu_free(kj_gpu *g, void *dptr);
 /* dir: 0 host->device, 1 device->host, 2 device->device; synchronous. */
 int kj_gpu_copy(kj_gpu *g, void *dst, const void *src, size_t bytes, int dir, struct kj_err *err);
+/* A device-to-device copy enqueued on the context's stream, not waited for:
+ * ordered with the work enqueued there before and after (kj_gpu_sync). */
+int kj_gpu_copy_d2d_async(kj_gpu *g, void *dst, const void *src, size_t bytes, struct kj_err *err);
 /* The CUDA IPC handle (64 bytes) of an allocation from kj_gpu_alloc. */
 int kj_gpu_ipc_handle(kj_gpu *g, void *dptr, unsigned char handle[64], struct kj_err *err);
 int kj_gpu_sync(kj_gpu *g, struct kj_err *err);
@@ -90,6 +93,11 @@ typedef struct kj_gpu_exec kj_gpu_exec;
 int kj_gpu_exec_init(kj_gpu *g, const kj_plan *p, int reference, kj_gpu_exec **out,
 		     struct kj_err *err);
 void *kj_gpu_exec_buf(kj_gpu_exec *x, int value);
+/* Points value (not a view of another) at ptr, a device buffer the caller
+ * owns and keeps alive while x runs on it; the views of it follow.  The
+ * caller puts the executor's own buffer (kj_gpu_exec_buf before) back before
+ * kj_gpu_exec_free.  -1 for a view, a bad value or a NULL ptr. */
+int kj_gpu_exec_rebind(kj_gpu_exec *x, int value, void *ptr);
 int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err); /* enqueues; async */
 /* Runs every node once, synchronously, with an L2 flush first when flush is
  * set, and stores each node's time in node_ms[0..nnodes-1] (CUDA events
@@ -107,6 +115,14 @@ const char *kj_gpu_sdpa_path(const kj_gpu *g);
  * around exec_run, with the L2 flushed (a write of 2x L2) before each call. */
 int kj_gpu_l2_flush(kj_gpu *g, struct kj_err *err);
 int kj_gpu_time_exec(kj_gpu *g, kj_gpu_exec *x, int flush, double *ms, struct kj_err *err);
+/* A train of the baseline: reps calls back to back between one pair of
+ * events, the L2 flushed once before; call r runs with each of the nvals
+ * values vals[k] at base + r * stride + off[k] (the caller's copies of the
+ * inputs, and room for the outputs: no call finds another's data in the
+ * cache unless the whole train fits in it).  *ms is the train's time over
+ * reps; the executor's own buffers are back in place after. */
+int kj_gpu_time_train(kj_gpu *g, kj_gpu_exec *x, int reps, int nvals, const int *vals, char *base,
+		      size_t stride, const uint64_t *off, double *ms, struct kj_err *err);
 
 /* Peaks measured on random data: copy bandwidth and dense GEMM rates. */
 typedef struct kj_calib {

@@ -54,6 +54,38 @@ extern "C" int kj_gpu_time_exec(kj_gpu *g, kj_gpu_exec *x, int flush, double *ms
 	return 0;
 }
 
+extern "C" int kj_gpu_time_train(kj_gpu *g, kj_gpu_exec *x, int reps, int nvals, const int *vals, char *base,
+				 size_t stride, const uint64_t *off, double *ms, struct kj_err *err)
+{
+	void *own[64];
+	float t = 0.0f;
+	int rc = 0;
+
+	*ms = 0.0;
+	if (nvals < 0 || nvals > 64 || reps < 1)
+		return kj_err_set(err, KJ_E_INTERNAL, "a baseline train of %d calls over %d values", reps, nvals);
+	KJ_CUDA_CHECK(err, cudaSetDevice(g->device));
+	for (int k = 0; k < nvals; k++)
+		own[k] = kj_gpu_exec_buf(x, vals[k]);
+	if ((rc = kj_gpu_l2_flush(g, err)))
+		return rc;
+	KJ_CUDA_CHECK(err, cudaEventRecord(g->ev0, g->stream));
+	for (int r = 0; r < reps && !rc; r++) {
+		for (int k = 0; k < nvals; k++)
+			kj_gpu_exec_rebind(x, vals[k], base + (size_t)r * stride + off[k]);
+		rc = kj_gpu_exec_run(x, err);
+	}
+	for (int k = 0; k < nvals; k++)
+		kj_gpu_exec_rebind(x, vals[k], own[k]);
+	if (rc)
+		return rc;
+	KJ_CUDA_CHECK(err, cudaEventRecord(g->ev1, g->stream));
+	KJ_CUDA_CHECK(err, cudaEventSynchronize(g->ev1));
+	KJ_CUDA_CHECK(err, cudaEventElapsedTime(&t, g->ev0, g->ev1));
+	*ms = (double)t / reps;
+	return 0;
+}
+
 /* ---- calibration ---- */
 
 #define KJ_CAL_RUNS 5

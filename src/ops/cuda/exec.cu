@@ -145,6 +145,20 @@ extern "C" void *kj_gpu_exec_buf(kj_gpu_exec *x, int value)
 	return x->buf[value];
 }
 
+extern "C" int kj_gpu_exec_rebind(kj_gpu_exec *x, int value, void *ptr)
+{
+	const kj_task *t;
+	if (!x || value < 0 || value >= x->plan->task->nvals || x->alias[value] || !ptr)
+		return -1;
+	t = x->plan->task;
+	x->buf[value] = ptr;
+	/* views follow what they view, in node order (a view of a view) */
+	for (int n = 0; n < t->nnodes; n++)
+		if (x->alias[t->nodes[n].out])
+			x->buf[t->nodes[n].out] = x->buf[t->nodes[n].in[0]];
+	return 0;
+}
+
 /* Enqueues every node; with ev (nnodes + 1 events) records ev[0] before the
  * first node and ev[n + 1] after node n. */
 static int run_nodes(kj_gpu_exec *x, cudaEvent_t *ev, struct kj_err *err)

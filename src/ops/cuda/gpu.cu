@@ -187,6 +187,14 @@ extern "C" void kj_gpu_free(kj_gpu *g, void *dptr)
 	}
 }
 
+extern "C" int kj_gpu_copy_d2d_async(kj_gpu *g, void *dst, const void *src, size_t bytes, struct kj_err *err)
+{
+	if (bytes == 0)
+		return 0;
+	KJ_CUDA_CHECK(err, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g->stream));
+	return 0;
+}
+
 extern "C" int kj_gpu_copy(kj_gpu *g, void *dst, const void *src, size_t bytes, int dir,
 			   struct kj_err *err)
 {
