@@ -1,14 +1,14 @@
 // kjudge-case: task=serving/fused_add_rmsnorm_bf16 expect=pass
-/* Red team, class 24 (forged device times), the case the train does not
- * stop (docs/threat-model.md, "What kjudge does not defend"): the GOT hook
- * of 24_got_event_short, but it tells a train from a single call by
- * counting the candidate's invocations between two reads of the elapsed
- * time (a train is several calls between one pair of events), leaves
- * trains alone, and reports 70% of a single short call's event time: above
- * the 60% of the train's bound that honest kernels' back-to-back regime
- * forces the judge to allow.  Expected: pass, unflagged, the 9 us shape
- * credited ~1.4x its honest speed.  Declared from the measured regime gap;
- * not yet judged on the H200 (budget spent when it was written). */
+/* Red team, class 24 (forged device times): the GOT hook of
+ * 24_got_event_short, but it tells a train from a single call by counting
+ * the candidate's invocations between two reads of the elapsed time (a
+ * train is several calls between one pair of events), leaves trains alone,
+ * and reports 70% of a single short call's event time: above the 60% of
+ * the train's bound that honest kernels' back-to-back regime forces the
+ * judge to allow for single calls.  A short shape's time is its train's
+ * (docs/threat-model.md), so the forged single calls gain nothing.
+ * Expected: pass, unflagged, with the speedup of the honest solution
+ * (bench/gpu_check.sh prints the two side by side). */
 #include <elf.h>
 #include <errno.h>
 #include <string.h>

@@ -96,6 +96,11 @@ typedef struct kj_perf {
 			      * the trusted floor taken off) */
 	int train_reps;      /* CUDA: calls in the train that bounds short calls (0: none) */
 	double train_ms;     /* its bound on one call, the judge's clock (train_reps > 0) */
+	double call_ms;      /* train_reps > 0: the median of the single timed calls' event
+			      * times (ms is then the train's time per call); else ms */
+	int baseline_train_reps; /* CUDA, baselines under 8 ms: the calls of the baseline's own
+				  * train (baseline_ms is then its time per call), else 0 */
+	double baseline_call_ms; /* the baseline's single timed calls' median */
 } kj_perf;
 
 typedef struct kj_verdict {

@@ -53,8 +53,13 @@ struct kjj_call {
 struct kjj_train {
 	int reps;
 	double bound_ms; /* the judge's bound on one call: the train's round trip less its trusted
-			  * floor, over reps */
-	double limit_ms; /* the least time one call may be credited with: bound_ms less the slack */
+			  * floor, over reps (the least over the timed passes) */
+	double ms;       /* the time credited to one call: the least of the timed passes' event
+			  * times that agree with their bound (less TRAIN_SLACK_FRAC and
+			  * TRAIN_SLACK_MS/reps); bound_ms when none does */
+	int gap;         /* none did: timing_gap */
+	double loose_ms; /* the least the single timed calls' median may be (their regime is not
+			  * the train's): bound_ms less TRAIN_REGIME_FRAC and the same slack */
 };
 
 /* A track: how shapes, inputs, calls and comparisons are done on it. */
@@ -88,6 +93,10 @@ struct kjj_track {
 	int (*outputs_vs_base)(struct judge *j, struct kjj_shape *s, int bind, int it, int *bad);
 	/* one timed run of the eager baseline on the current inputs */
 	int (*time_base)(struct judge *j, struct kjj_shape *s, double *ms);
+	/* NULL, or the baseline timed as a train of calls back to back on
+	 * fresh inputs each, as the candidate's short calls are (call_ms: its
+	 * single calls' median); *reps 0 when the calls are long enough alone */
+	int (*time_base_train)(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps);
 	/* the fp64 reference's cost on this shape, ms: decides how many timed
 	 * calls are verified against it (all of them when cheap) */
 	double (*ref_cost_ms)(struct judge *j, struct kjj_shape *s);
@@ -109,8 +118,10 @@ extern const struct kjj_track kjj_track_cuda;
 
 struct kjj_base_time {
 	int have;
-	double ms, iqr_ms;
+	double ms, iqr_ms; /* single calls */
 	int n;
+	double train_ms;   /* per call of its train (train_reps > 0) */
+	int train_reps;
 };
 
 struct judge {
@@ -219,8 +230,8 @@ int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, i
 /* CUDA track helpers (judge_gpu.c). */
 void kjj_gpu_release(struct judge *j);
 /* Baseline-timing cache (judge_gpu.c). */
-int kjj_baseline_load(struct judge *j, int bind, kj_perf *pf);
-void kjj_baseline_store(struct judge *j, int bind, const kj_perf *pf);
+int kjj_baseline_load(struct judge *j, int bind, struct kjj_base_time *b);
+void kjj_baseline_store(struct judge *j, int bind, const struct kjj_base_time *b);
 
 /* The Python track (pyjudge.c): triton and kernelbench candidates run in
  * python/kjudge_pyworker.py, then through the CUDA track's stages. */

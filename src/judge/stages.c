@@ -507,17 +507,24 @@ int kjj_stage_perf(struct judge *j)
 			if (!stable)
 				j->v->flags |= KJ_FLAG_UNSTABLE_TIMING;
 			kj_timing_summary(walls, c.nwalls, &pf->wall_ms, &dummy, &stable);
-			/* short calls: the judge's bound from a train of them */
+			pf->call_ms = pf->ms;
+			/* short calls: timed as a train of them back to back, each on
+			 * inputs of its own, on the judge's clock as well as the
+			 * worker's events; such a shape's time is the train's, and
+			 * its baseline's is the baseline's own train */
 			if (j->track->train) {
 				struct kjj_train tr;
 				int bad = 0;
-				if (!(rc = j->track->train(j, s, bind, pf->wall_ms, &tr, &bad)) && !bad) {
+				if (!(rc = j->track->train(j, s, bind, pf->wall_ms, &tr, &bad)) && !bad && tr.reps) {
 					pf->train_reps = tr.reps;
 					pf->train_ms = tr.bound_ms;
-					if (tr.reps && pf->ms < tr.limit_ms) {
+					/* single calls far below the train: forged, or
+					 * work outside the events */
+					if (pf->call_ms < tr.loose_ms)
 						j->v->flags |= KJ_FLAG_TIMING_GAP;
-						pf->ms = tr.limit_ms;
-					}
+					if (tr.gap)
+						j->v->flags |= KJ_FLAG_TIMING_GAP;
+					pf->ms = tr.ms;
 				}
 			}
 			if (rc || j->v->status != KJ_ST_PASS) {
@@ -525,8 +532,11 @@ int kjj_stage_perf(struct judge *j)
 			} else if (j->track->baseline_after_candidate) {
 				kj_timing_summary(bs, nbs, &pf->baseline_ms, &pf->baseline_iqr_ms, &stable);
 				pf->baseline_n = nbs;
+				pf->baseline_call_ms = pf->baseline_ms;
 			} else if (j->base[pi].have) {
-				pf->baseline_ms = j->base[pi].ms;
+				pf->baseline_call_ms = j->base[pi].ms;
+				pf->baseline_ms = j->base[pi].train_reps ? j->base[pi].train_ms : j->base[pi].ms;
+				pf->baseline_train_reps = j->base[pi].train_reps;
 				pf->baseline_iqr_ms = j->base[pi].iqr_ms;
 				pf->baseline_n = j->base[pi].n;
 			}
@@ -581,29 +591,31 @@ int kjj_baseline_prepass(struct judge *j)
 	if (!(xs = malloc(PERF_MAX_SAMPLES * sizeof(double))))
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
 	for (int pi = 0; pi < npb && !rc; pi++) {
-		kj_perf tmp;
+		struct kjj_base_time tmp;
 		struct base_ctx b;
 		int ns = 0, stable = 0;
 		char sd[320];
 		memset(&tmp, 0, sizeof(tmp));
 		if (kjj_baseline_load(j, pb[pi], &tmp) == 0) {
-			j->base[pi].have = 1;
-			j->base[pi].ms = tmp.baseline_ms;
-			j->base[pi].iqr_ms = tmp.baseline_iqr_ms;
-			j->base[pi].n = tmp.baseline_n;
+			j->base[pi] = tmp;
 			continue;
 		}
 		if ((rc = j->track->shape_init(j, pb[pi], &b.s)))
 			break;
 		kjj_progress(j, "performance: baseline on %s", kjj_shape_desc(j, pb[pi], sd, sizeof(sd)));
 		if (kjj_timing_loop(j, prepass_sample, &b, xs, &ns, &stable, &rc) == 0 && ns > 0) {
-			kj_timing_summary(xs, ns, &tmp.baseline_ms, &tmp.baseline_iqr_ms, &stable);
-			tmp.baseline_n = ns;
-			j->base[pi].have = 1;
-			j->base[pi].ms = tmp.baseline_ms;
-			j->base[pi].iqr_ms = tmp.baseline_iqr_ms;
-			j->base[pi].n = ns;
-			kjj_baseline_store(j, pb[pi], &tmp);
+			kj_timing_summary(xs, ns, &tmp.ms, &tmp.iqr_ms, &stable);
+			tmp.n = ns;
+			/* short calls: the baseline back to back too, as the
+			 * candidate's short calls are timed (kjj_stage_perf) */
+			if (j->track->time_base_train &&
+			    (rc = j->track->time_base_train(j, b.s, tmp.ms, &tmp.train_ms, &tmp.train_reps)))
+				tmp.train_reps = 0;
+			if (!rc) {
+				tmp.have = 1;
+				j->base[pi] = tmp;
+				kjj_baseline_store(j, pb[pi], &tmp);
+			}
 		}
 		j->track->shape_free(j, b.s);
 	}

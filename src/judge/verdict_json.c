@@ -140,6 +140,9 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 		json_object_set_new(x, "wall_ms", p->n ? json_real(p->wall_ms) : json_null());
 		json_object_set_new(x, "train_reps", json_integer(p->train_reps));
 		json_object_set_new(x, "train_ms", p->train_reps ? json_real(p->train_ms) : json_null());
+		json_object_set_new(x, "call_ms", p->n ? json_real(p->call_ms) : json_null());
+		json_object_set_new(x, "baseline_train_reps", json_integer(p->baseline_train_reps));
+		json_object_set_new(x, "baseline_call_ms", p->baseline_n > 0 ? json_real(p->baseline_call_ms) : json_null());
 		json_array_append_new(perf, x);
 	}
 	json_object_set_new(o, "perf", perf);
