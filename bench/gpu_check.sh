@@ -87,5 +87,8 @@ fi
 echo "== case verdicts with speedups (solutions)"
 grep "solutions" "$O/cases.txt" 2>/dev/null | awk '{print $1, $2, $4, $6}' | head -70
 echo "== honest solutions flagged timing_gap: $(grep solutions "$O/cases.txt" 2>/dev/null | grep -c timing_gap)"
+echo "== short-call forgers beside the honest solution of their task (speedups)"
+grep -E "24_got_event_(short|train_aware)|solutions/cuda/fused_add_rmsnorm_bf16" "$O/cases.txt" 2>/dev/null |
+	awk '{print $1, $2, $4, $6}'
 tar -C "$O" -czf "$O/logs.tgz" worker.txt t10.txt t50.txt timing.tsv train.txt cases.txt run.json run.err py.txt 2>/dev/null; rm -f "$O"/*.txt "$O"/timing.tsv "$O"/run.json "$O"/run.err
 echo "gpu_check done in $(el)"

@@ -11,9 +11,9 @@
 #
 # Per-call lines: task, perf index, event ms, bound ms, raw ms, floor ms,
 # gap.  Train lines: task, perf index, "train", pass (0: the untimed first
-# pass, 1: the timed one, 2: the bound on one call in the round trip's
-# place), reps, round trip ms, floor a ms, floor b ms per call, the
-# worker's events per call.
+# pass, 1 and 2: the timed ones, 3: the least bound on one call in the
+# round trip's place), reps, round trip ms, floor a ms, floor b ms per
+# call, the worker's events per call.
 set -u
 f=${1:?usage: train_summary.sh TIMING_LOG}
 awk -F'\t' '
@@ -27,15 +27,15 @@ $3 != "train" {
 	ev[++n] = $3
 	next
 }
-$4 == 0 { w0 = ($6 - $7) / $5; e0 = $9; next }
-$4 == 1 { e1 = $9; trip = $6; a = $7; b = $8; next }
-$4 == 2 {
+$4 == 0 { w0 = ($6 - $7) / $5; e0 = $9; np = 0; next }
+$4 >= 1 && $4 <= 2 { np++; wp[np] = ($6 - $7 - ($5 - 1) * $8) / $5; ep[np] = $9; trip = $6; a = $7; b = $8; next }
+$4 == 3 {
 	key = $1 "#" $2
 	if (key != cur || n == 0) { printf "%-40s pi %s reps %5d bound %.5f (no timed calls logged)\n", $1, $2, $5, $6; next }
 	m = median(ev, n)
 	d = $6 - m
-	printf "%-40s pi %s reps %5d trip %8.3f a %.4f b %.5f | first pass %.5f (events %.5f) | bound %.5f (events %.5f) | calls %.5f | d %+.5f rel %+.4f\n",
-		$1, $2, $5, trip, a, b, w0, e0, $6, e1, m, d, (m > 0 ? d / m : 0)
+	printf "%-40s pi %s reps %5d trip %8.3f a %.4f b %.5f | first pass %.5f (events %.5f) | passes %.5f (events %.5f) %.5f (events %.5f) | bound %.5f | calls %.5f | d %+.5f rel %+.4f\n",
+		$1, $2, $5, trip, a, b, w0, e0, wp[1], ep[1], wp[2], ep[2], $6, m, d, (m > 0 ? d / m : 0)
 	n = 0; cur = ""
 }' "$f" | tee /tmp/train_lines.$$
 echo "--"
