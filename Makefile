@@ -78,6 +78,19 @@ $(BUILD)/gen/kj_baseline_id.h: $(BASE_SRC)
 $(BUILD)/obj/src/judge/judge_gpu.o: $(BUILD)/gen/kj_baseline_id.h
 $(BUILD)/obj/src/judge/judge_gpu.o: KJ_CFLAGS += -I$(BUILD)/gen
 
+# kjudge's version: the release, and the commit it was built from (with
+# -dirty when the tree had changes) where the source is a git checkout;
+# rewritten only when it changes
+KJ_RELEASE := 0.1
+$(BUILD)/gen/kj_version.h: FORCE
+	@mkdir -p $(dir $@)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && v="$(KJ_RELEASE)+g$$c$$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)" || v="$(KJ_RELEASE)"; \
+	printf '#define KJ_VERSION_STRING "%s"\n' "$$v" >$@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/obj/src/core/version.o: $(BUILD)/gen/kj_version.h
+$(BUILD)/obj/src/core/version.o: KJ_CFLAGS += -I$(BUILD)/gen
+.PHONY: FORCE
+FORCE:
+
 # the store's schema is embedded in schema.o
 $(BUILD)/obj/src/store/schema.o: src/store/schema.sql
 $(BUILD)/obj/src/store/schema_pg.o: src/store/schema_pg.sql
@@ -138,7 +151,7 @@ asan:
 # libFuzzer target for the task parser, seeded with every shipped task.
 FUZZ_SECONDS ?= 60
 fuzz-build: $(BUILD)/fuzz/fuzz_parser
-$(BUILD)/fuzz/fuzz_parser: tests/fuzz/fuzz_parser.c $(LIB_SRC) $(BUILD)/gen/kj_baseline_id.h
+$(BUILD)/fuzz/fuzz_parser: tests/fuzz/fuzz_parser.c $(LIB_SRC) $(BUILD)/gen/kj_baseline_id.h $(BUILD)/gen/kj_version.h
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -I$(BUILD)/gen -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=undefined -o $@ tests/fuzz/fuzz_parser.c $(LIB_SRC) $(LDLIBS)
