@@ -1,9 +1,12 @@
 /* The baseline's tuning knobs (include/kjudge/knobs.h): the table's own
  * rules, the key empty by default and naming each knob set to another
  * value, log-only knobs outside it, out-of-range and unknown values refused
- * with the knob's name and range, and the kernels' reads unchanged (the
- * default for a value out of range). */
+ * with the knob's name and range, the kernels' reads unchanged (the default
+ * for a value out of range), and the verdict settings key of a GPU backend
+ * changing with the knobs. */
+#include "kjudge/judge.h"
 #include "kjudge/knobs.h"
+#include "kjudge/store.h"
 
 #include "tap.h"
 
@@ -130,10 +133,33 @@ static void test_invalid(void)
 	unset_all();
 }
 
+static void test_store_key(void)
+{
+	struct kj_eval_opts o;
+	char plain[256], cuda[256], cuda_knob[256], cpu_knob[256];
+	const char *pcuda = cuda, *pcuda_knob = cuda_knob, *pcpu_knob = cpu_knob;
+	unset_all();
+	kj_eval_opts_init(&o);
+	o.backend = KJ_BACKEND_CPU;
+	kj_store_cache_key(&o, plain, sizeof(plain));
+	o.backend = KJ_BACKEND_CUDA;
+	kj_store_cache_key(&o, cuda, sizeof(cuda));
+	is_str(pcuda, plain, "no knob set: a CUDA verdict's settings key is the CPU one");
+	setenv("KJ_FAST16", "0", 1);
+	kj_store_cache_key(&o, cuda_knob, sizeof(cuda_knob));
+	ok(strcmp(cuda_knob, cuda) != 0, "KJ_FAST16=0: a CUDA verdict's settings key changes");
+	like(pcuda_knob, ";knobs=", "with a knobs item");
+	o.backend = KJ_BACKEND_CPU;
+	kj_store_cache_key(&o, cpu_knob, sizeof(cpu_knob));
+	is_str(pcpu_knob, plain, "the CPU track's key ignores the CUDA baseline's knobs");
+	unset_all();
+}
+
 int main(void)
 {
 	test_table();
 	test_key();
 	test_invalid();
+	test_store_key();
 	return done_testing();
 }
