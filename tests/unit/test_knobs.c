@@ -3,7 +3,7 @@
  * value, log-only knobs outside it, out-of-range and unknown values refused
  * with the knob's name and range, the kernels' reads unchanged (the default
  * for a value out of range), and the verdict settings key of a GPU backend
- * changing with the knobs. */
+ * changing with the knobs, and the verdict's baseline_knobs. */
 #include "kjudge/judge.h"
 #include "kjudge/knobs.h"
 #include "kjudge/store.h"
@@ -155,11 +155,36 @@ static void test_store_key(void)
 	unset_all();
 }
 
+/* kj_verdict_json's baseline_knobs, on a verdict with no checks or shapes */
+static void test_verdict(void)
+{
+	kj_verdict v;
+	char *s;
+	unset_all();
+	kj_verdict_init(&v);
+	v.backend = KJ_BACKEND_CUDA;
+	s = kj_verdict_json_text(&v, NULL);
+	ok(s && !strstr(s, "baseline_knobs"), "no knob set: no baseline_knobs in the verdict");
+	free(s);
+	setenv("KJ_DECODE_CTAS", "32", 1);
+	setenv("KJ_SDPA_DEBUG", "1", 1);
+	s = kj_verdict_json_text(&v, NULL);
+	like(s, "\"baseline_knobs\": \"KJ_DECODE_CTAS=32\"", "KJ_DECODE_CTAS=32: the CUDA verdict says so");
+	free(s);
+	v.backend = KJ_BACKEND_CPU;
+	s = kj_verdict_json_text(&v, NULL);
+	ok(s && !strstr(s, "baseline_knobs"), "a CPU verdict has no baseline_knobs");
+	free(s);
+	kj_verdict_release(&v);
+	unset_all();
+}
+
 int main(void)
 {
 	test_table();
 	test_key();
 	test_invalid();
 	test_store_key();
+	test_verdict();
 	return done_testing();
 }
