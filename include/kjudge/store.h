@@ -174,7 +174,9 @@ int kj_store_get_verdict(kj_db *s, int64_t candidate_id, char **json, kj_status 
 			 struct kj_err *err);
 
 /* "seeds=5;perf=1;timeout=10;policy=flag": the settings of o that change a
- * verdict, for kj_store_verdict_opts.cache_key and the cache lookup. */
+ * verdict, for kj_store_verdict_opts.cache_key and the cache lookup.  On a
+ * GPU backend with baseline knobs set (include/kjudge/knobs.h) it ends with
+ * ";knobs=" and 16 hex digits of kj_knobs_key's hash. */
 void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len);
 
 /* Counts of a run: candidates, those with a verdict, those reused, and per

@@ -3,6 +3,8 @@
  * shapes, alone, the way the judge times it (inputs from the judge's seed 0,
  * L2 flushed before every call, CUDA events, adaptive repetition), so that
  * the baseline can be compared with other eager implementations (bench/).
+ * `kjudge baseline --knobs` lists the baseline's tuning knobs (KJ_* in the
+ * environment, include/kjudge/knobs.h) with their values here.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -15,6 +17,7 @@
 #include "cli/cli.h"
 #include "kjudge/gpu.h"
 #include "kjudge/judge.h"
+#include "kjudge/knobs.h"
 
 #define BASE_SEED 0x6b6a75646765ULL /* the judge's default base seed ("kjudge") */
 #define MIN_SAMPLES 10
@@ -243,8 +246,93 @@ static void print_row(const kj_task *t, const shape_result *r)
 	}
 }
 
+/* --knobs: the table of knobs with their values in this environment.
+ * Returns KJ_EXIT_OK, or KJ_EXIT_FAIL when a knob's value is not allowed
+ * (each such knob named on stderr). */
+static int list_knobs(int json)
+{
+	char key[KJ_KNOBS_KEY_MAX], v[64];
+	json_t *o = json ? json_object() : NULL, *arr = json ? json_array() : NULL;
+	int bad = 0;
+	struct kj_err err;
+	if (!json)
+		printf("%-17s %-4s %-8s %-21s %-8s %s\n", "knob", "kind", "changes", "allowed", "default",
+		       "value");
+	for (int i = 0; i < kj_knob_count(); i++) {
+		const kj_knob *k = kj_knob_at(i);
+		const char *env = getenv(k->name);
+		char allowed[64], def[32];
+		int is_def = 1, rc;
+		kj_err_init(&err);
+		rc = kj_knob_value(k, v, sizeof(v), &is_def, &err);
+		if (rc) {
+			fprintf(stderr, "kjudge baseline: %s\n", err.msg);
+			bad = 1;
+		}
+		if (k->kind == KJ_KNOB_INT) {
+			snprintf(allowed, sizeof(allowed), "%lld..%lld", (long long)k->lo, (long long)k->hi);
+			snprintf(def, sizeof(def), "%lld", (long long)k->def);
+		} else {
+			snprintf(allowed, sizeof(allowed), "%s", k->values);
+			snprintf(def, sizeof(def), "%s", k->sdef);
+		}
+		if (!json) {
+			printf("%-17s %-4s %-8s %-21s %-8s %s%s\n", k->name, k->kind == KJ_KNOB_INT ? "int" : "str",
+			       kj_knob_effect_name(k->effect), allowed, def, rc ? env : v,
+			       rc ? "  (NOT ALLOWED)" : is_def ? "" : "  (set)");
+			printf("    %s\n", k->about);
+			continue;
+		}
+		json_t *e = json_object();
+		json_object_set_new(e, "name", json_string(k->name));
+		json_object_set_new(e, "kind", json_string(k->kind == KJ_KNOB_INT ? "int" : "string"));
+		json_object_set_new(e, "changes", json_string(kj_knob_effect_name(k->effect)));
+		if (k->kind == KJ_KNOB_INT) {
+			json_object_set_new(e, "default", json_integer((json_int_t)k->def));
+			json_object_set_new(e, "min", json_integer((json_int_t)k->lo));
+			json_object_set_new(e, "max", json_integer((json_int_t)k->hi));
+		} else {
+			json_t *vals = json_array();
+			for (const char *p = k->values; *p;) {
+				size_t n = strcspn(p, ",");
+				json_array_append_new(vals, json_stringn(p, n));
+				p += n + (p[n] == ',');
+			}
+			json_object_set_new(e, "default", json_string(k->sdef));
+			json_object_set_new(e, "values", vals);
+		}
+		/* the environment's text when not allowed (it may be anything) */
+		if (rc)
+			json_object_set_new(e, "value", kj_cli_json_string(env));
+		else if (k->kind == KJ_KNOB_INT)
+			json_object_set_new(e, "value", json_integer((json_int_t)strtoll(v, NULL, 10)));
+		else
+			json_object_set_new(e, "value", json_string(v));
+		json_object_set_new(e, "set", json_boolean(!rc && !is_def));
+		json_object_set_new(e, "error", rc ? kj_cli_json_string(err.msg) : json_null());
+		json_object_set_new(e, "about", json_string(k->about));
+		json_array_append_new(arr, e);
+	}
+	kj_err_init(&err);
+	if (kj_knobs_key(key, sizeof(key), &err))
+		key[0] = 0;
+	if (json) {
+		char *s;
+		json_object_set_new(o, "knobs", arr);
+		json_object_set_new(o, "key", bad ? json_null() : json_string(key));
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s ? s : "{}");
+		free(s);
+		json_decref(o);
+	} else if (!bad) {
+		printf("key: %s\n", *key ? key : "(empty: every knob that changes the baseline at its default)");
+	}
+	return bad ? KJ_EXIT_FAIL : KJ_EXIT_OK;
+}
+
 static const char help[] =
-	"usage: kjudge baseline TASK [--json] [--nodes] [--check] [--device N] [--budget S]\n\n"
+	"usage: kjudge baseline TASK [--json] [--nodes] [--check] [--device N] [--budget S]\n"
+	"       kjudge baseline --knobs [--json]\n\n"
 	"Times the CUDA eager baseline (one kernel or library call per op, the task's\n"
 	"dtypes) on each GPU bench shape of TASK, as the judge does: inputs of seed 0,\n"
 	"one warm-up call, then CUDA events around every call with the L2 flushed\n"
@@ -267,6 +355,14 @@ static const char help[] =
 	"               elements, outside_tolerance, max_abs_err, max_rel_err,\n"
 	"               cosine/l1/rmse for metric tasks, pass, failed_seeds: the\n"
 	"               flavours of the seeds that failed)\n"
+	"  --knobs      list the baseline's tuning knobs (KJ_* environment variables,\n"
+	"               docs/baseline.md) instead: name, kind, what a value other\n"
+	"               than the default changes (results, timing, or a log line\n"
+	"               only), allowed values, default, the value here, and the\n"
+	"               key the knobs set add to the baseline-timing cache key\n"
+	"               (JSON: knobs[] with name, kind, changes, default, min/max\n"
+	"               or values, value, set, error, about; key); no GPU needed;\n"
+	"               exit 1 when a knob's value is not allowed\n"
 	"  --device N   CUDA device (default 0)\n"
 	"  --budget S   timing budget per shape in seconds (default 2)\n\n"
 	"exit status: 0 ok, 1 --check found an output out of tolerance, 2 usage\n"
@@ -277,8 +373,8 @@ int cmd_baseline(int argc, char **argv)
 	static const struct option lo[] = { { "json", 0, 0, 'j' },   { "device", 1, 0, 'd' },
 					    { "budget", 1, 0, 'b' }, { "help", 0, 0, 'h' },
 					    { "nodes", 0, 0, 'n' },   { "check", 0, 0, 'c' },
-					    { 0, 0, 0, 0 } };
-	int c, json = 0, dev = 0, nres = 0, rc = 0, nodes = 0, check = 0, failed = 0;
+					    { "knobs", 0, 0, 'k' },   { 0, 0, 0, 0 } };
+	int c, json = 0, dev = 0, nres = 0, rc = 0, nodes = 0, check = 0, failed = 0, knobs = 0;
 	double budget = 2.0;
 	char *end;
 	long lv;
@@ -298,6 +394,9 @@ int cmd_baseline(int argc, char **argv)
 		case 'c':
 			check = 1;
 			break;
+		case 'k':
+			knobs = 1;
+			break;
 		case 'd':
 			lv = strtol(optarg, &end, 10);
 			if (*end || end == optarg || lv < 0 || lv > 1024)
@@ -316,6 +415,11 @@ int cmd_baseline(int argc, char **argv)
 		default:
 			return kj_cli_usage_error("baseline", "unknown option");
 		}
+	}
+	if (knobs) {
+		if (optind != argc)
+			return kj_cli_usage_error("baseline", "--knobs takes no TASK");
+		return list_knobs(json);
 	}
 	if (optind != argc - 1)
 		return kj_cli_usage_error("baseline", "expected one TASK");

@@ -32,6 +32,7 @@
 #include "kjudge/gpu.h"
 #include "kjudge/cluster.h"
 #include "kjudge/judge.h"
+#include "kjudge/knobs.h"
 #include "kjudge/store.h"
 
 #define MAX_DEVS 16
@@ -847,7 +848,7 @@ int cmd_run(int argc, char **argv)
 	struct sigaction sa, old_int, old_term;
 	struct stat st;
 	char worker[PATH_MAX + 32], inc[PATH_MAX + 32], name[256] = "", dbpath[PATH_MAX + 16] = "";
-	char settings[512], *end, shown[PATH_MAX + 16];
+	char settings[512 + KJ_KNOBS_KEY_MAX], *end, shown[PATH_MAX + 16];
 	const char *db_arg = NULL, *name_arg = NULL, *spec;
 	int c, json = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, total, rc = 0;
 	int is_dir_spec, tty, exit_code = KJ_EXIT_OK, last_shown = -1, every;
@@ -954,15 +955,21 @@ int cmd_run(int argc, char **argv)
 	kj_cli_seed_secret_env(&r.base);
 	kj_store_cache_key(&r.base, r.cache_key, sizeof(r.cache_key));
 	{
-		char gl[MAX_DEVS * 4 + 1] = "";
+		char gl[MAX_DEVS * 4 + 1] = "", knobs[KJ_KNOBS_KEY_MAX] = "";
 		for (int i = 0; i < ngpus; i++)
 			snprintf(gl + strlen(gl), sizeof(gl) - strlen(gl), "%s%d", i ? "," : "", gpus[i]);
+		/* the baseline knobs set (names and small values: no JSON escapes) */
+		if (kj_backend_is_gpu(r.base.backend) && kj_knobs_key(knobs, sizeof(knobs), &err)) {
+			fprintf(stderr, "kjudge run: %s\n", err.msg);
+			return KJ_EXIT_USAGE;
+		}
 		snprintf(settings, sizeof(settings),
 			 "{\"seeds\": %d, \"no_perf\": %s, \"timeout\": %g, \"perf_budget\": %g, "
-			 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d}",
+			 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d%s%s%s}",
 			 r.base.seeds, r.base.no_perf ? "true" : "false", r.base.call_timeout_s,
 			 r.base.perf_budget_s, r.base.policy == KJ_POLICY_STRICT ? "strict" : "flag",
-			 kj_backend_is_gpu(r.base.backend) ? gl : "", jobs);
+			 kj_backend_is_gpu(r.base.backend) ? gl : "", jobs,
+			 *knobs ? ", \"baseline_knobs\": \"" : "", knobs, *knobs ? "\"" : "");
 	}
 
 	if ((rc = kj_store_open(dbpath, &r.db, &err)))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kjudge/judge.h"
+#include "kjudge/knobs.h"
 
 static json_t *num_or_null(double x)
 {
@@ -150,6 +151,13 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	json_object_set_new(o, "rtt_floor_us", v->rtt_floor_us > 0 ? json_real(v->rtt_floor_us) : json_null());
 	json_object_set_new(o, "limits", v->limits[0] ? safe_string(v->limits) : json_null());
 	json_object_set_new(o, "speedup", v->speedup > 0 ? json_real(v->speedup) : json_null());
+	{
+		/* the knobs the baseline ran with, when any is set (the same
+		 * environment as the judge's, which refused invalid ones) */
+		char knobs[KJ_KNOBS_KEY_MAX];
+		if (kj_backend_is_gpu(v->backend) && !kj_knobs_key(knobs, sizeof(knobs), NULL) && *knobs)
+			json_object_set_new(o, "baseline_knobs", json_string(knobs));
+	}
 	for (int s = 0; s < KJ_STAGE_DONE; s++)
 		json_object_set_new(stages, kj_stage_name((kj_stage)s), json_real(v->stage_s[s]));
 	json_object_set_new(o, "stage_seconds", stages);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kjudge/knobs.h"
 #include "kjudge/store.h"
 #include "store/pg.h"
 #include "store/rules.h"
@@ -1140,6 +1141,19 @@ void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len)
 	snprintf(buf, len, "seeds=%d;perf=%d;timeout=%g;budget=%g;policy=%s;seed=%.12s;jail=%d", o->seeds,
 		 o->no_perf ? 0 : 1, o->call_timeout_s, o->perf_budget_s,
 		 o->policy == KJ_POLICY_STRICT ? "strict" : "flag", sh, o->unconfined ? 0 : 1);
+	/* knobs: a verdict's speedups are against the baseline the knobs
+	 * select, so a default run reuses no verdict of a run with knobs set,
+	 * nor the other way round (a hash: the list can be long; knobs with
+	 * a value kj_gpu_open refuses key as "invalid") */
+	if (kj_backend_is_gpu(o->backend)) {
+		char knobs[KJ_KNOBS_KEY_MAX], kh[65];
+		if (kj_knobs_key(knobs, sizeof(knobs), NULL))
+			snprintf(knobs, sizeof(knobs), "invalid");
+		if (*knobs) {
+			kj_sha256_hex(knobs, strlen(knobs), kh);
+			snprintf(buf + strlen(buf), len - strlen(buf), ";knobs=%.16s", kh);
+		}
+	}
 }
 
 int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c, struct kj_err *err)

@@ -6,6 +6,7 @@
  * a failed judge left behind.
  */
 #include "ops/cuda/gpu_internal.h"
+#include "kjudge/knobs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,12 @@ extern "C" int kj_gpu_open(int device, kj_gpu **out, struct kj_err *err)
 	*out = NULL;
 	if (!g)
 		return kj_err_set(err, KJ_E_NOMEM, "out of memory for the GPU context");
+	/* a knob the kernels would read as its default (out of range, unknown)
+	 * is refused here, before any baseline is timed under its name */
+	if ((rc = kj_knobs_check(err))) {
+		free(g);
+		return rc;
+	}
 	if ((rc = open_inner(g, device, err))) {
 		kj_err_prefix(err, "cannot open CUDA device %d", device);
 		kj_gpu_close(g);

@@ -46,6 +46,7 @@
 #include "ops/cuda/ops_attn_cudnn.h"
 
 #include "ops/cuda/cudnn_check.h"
+#include "kjudge/knobs.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,9 +92,7 @@ struct kja_ctx {
 
 int kj_sdpa_path_forced(void)
 {
-	const char *v = getenv("KJ_SDPA_PATH");
-	if (!v)
-		return KJ_SDPA_AUTO;
+	const char *v = kj_knob_str("KJ_SDPA_PATH");
 	if (!strcmp(v, "cudnn"))
 		return KJ_SDPA_FORCE_CUDNN;
 	if (!strcmp(v, "fused"))
@@ -108,8 +107,7 @@ int kj_sdpa_path_forced(void)
  * to see on a GPU machine which route a bench shape takes. */
 static int kja_debug(void)
 {
-	const char *v = getenv("KJ_SDPA_DEBUG");
-	return v && *v && strcmp(v, "0") != 0;
+	return kj_knob_int("KJ_SDPA_DEBUG") != 0;
 }
 
 /* Destroys what p holds (not p). */

@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(KJD_THREADS) kjd_combine_k(const float *__rest
 static int kjd_chunks(const kj_gpu *g, const kjm_attn *a, int64_t *chunk)
 {
 	int64_t tiles = (a->S + 63) / 64,
-		target = (int64_t)g->info.sm_count * kj_env_knob("KJ_DECODE_CTAS", 16, 1, 256);
+		target = (int64_t)g->info.sm_count * kj_knob_int("KJ_DECODE_CTAS");
 	int64_t split = (target + a->batch - 1) / a->batch;
 	int64_t per = (tiles + split - 1) / split, nch;
 	size_t row = (size_t)a->L * (size_t)(a->E + 1) * sizeof(float) * (size_t)a->batch;

@@ -422,8 +422,8 @@ __global__ void __launch_bounds__(KJ3_THREADS, kj3_cfg<D>::MINB)
 /* 0 default, 1 fused wherever it applies, 2 never; -1 for another value. */
 static int kj3_forced(void)
 {
-	const char *v = getenv("KJ_SDPA_F32");
-	if (!v || !*v)
+	const char *v = kj_knob_str("KJ_SDPA_F32");
+	if (!strcmp(v, "auto"))
 		return 0;
 	if (!strcmp(v, "fused"))
 		return 1;
@@ -455,8 +455,8 @@ int kj_sdpa_f32(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, 
 	int64_t nqb;
 	*handled = 0;
 	if (force < 0)
-		return kj_err_set(err, KJ_E_USAGE, "KJ_SDPA_F32='%s': expected 'fused' or 'gemm'",
-				  getenv("KJ_SDPA_F32"));
+		return kj_err_set(err, KJ_E_USAGE, "KJ_SDPA_F32='%s': expected 'auto', 'fused' or 'gemm'",
+				  kj_knob_str("KJ_SDPA_F32"));
 	if (force == 2)
 		return 0;
 	for (int i = 0; i < 3; i++)

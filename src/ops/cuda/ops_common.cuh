@@ -24,6 +24,9 @@
 
 #include "ops/cuda/dtype_dev.h"
 #include "ops/cuda/gpu_internal.h"
+/* the tuning knobs (KJ_* in the environment) through one table:
+ * kj_knob_int / kj_knob_str, src/ops/knobs.c */
+#include "kjudge/knobs.h"
 
 extern "C" {
 #include "ops/op_util.h"
@@ -94,20 +97,6 @@ template <class T> struct alignas(16) kjv {
 static inline int kj_aligned16(const void *p)
 {
 	return ((uintptr_t)p & 15u) == 0;
-}
-
-/* A tuning knob from the environment (for measurements on the device; each
- * documented where it is read): its integer value when set and within
- * [lo, hi], else def. */
-static inline int64_t kj_env_knob(const char *name, int64_t def, int64_t lo, int64_t hi)
-{
-	const char *v = getenv(name);
-	char *end;
-	long long x;
-	if (!v || !*v)
-		return def;
-	x = strtoll(v, &end, 10);
-	return *end || x < lo || x > hi ? def : (int64_t)x;
 }
 
 /* Blocks for a grid-stride kernel over n items: enough to fill the device

@@ -911,10 +911,10 @@ static int conv_i8_gemm(kj_gpu *g, struct kj_dnn *d, const kjc_geom &ge, const i
  * "direct" (conv_i8_k always), 2 "gemm" (the cuBLAS route or an error). */
 static int i8_route_forced(void)
 {
-	const char *v = getenv("KJ_CONV_I8");
-	if (v && !strcmp(v, "direct"))
+	const char *v = kj_knob_str("KJ_CONV_I8");
+	if (!strcmp(v, "direct"))
 		return 1;
-	if (v && !strcmp(v, "gemm"))
+	if (!strcmp(v, "gemm"))
 		return 2;
 	return 0;
 }
@@ -1242,10 +1242,10 @@ static int transpose16(kj_gpu *g, const void *in, void *out, int64_t B, int64_t 
 /* 0: time both layouts; 1: NCHW; 2: NHWC where cuDNN takes it. */
 static int layout_forced(void)
 {
-	const char *v = getenv("KJ_CONV_LAYOUT");
-	if (v && !strcmp(v, "nchw"))
+	const char *v = kj_knob_str("KJ_CONV_LAYOUT");
+	if (!strcmp(v, "nchw"))
 		return 1;
-	if (v && !strcmp(v, "nhwc"))
+	if (!strcmp(v, "nhwc"))
 		return 2;
 	return 0;
 }
@@ -1508,7 +1508,7 @@ static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const v
 	int rc;
 	float t_find = 0;
 	p->measured = 1;
-	if (p->dt == KJ_F32 && !kj_env_knob("KJ_CONV_F32_FIND", 0, 0, 1))
+	if (p->dt == KJ_F32 && !kj_knob_int("KJ_CONV_F32_FIND"))
 		return 0;
 	if ((rc = dnn_workspace(g, d, KJ_DNN_WS_CAP, err)))
 		return rc;
@@ -1571,7 +1571,7 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 		if ((rc = measure_algo(g, d, p, in, out, err)))
 			return rc;
 		/* KJ_CONV_LOG=1: each geometry's algorithm on stderr, for measurements */
-		if (kj_env_knob("KJ_CONV_LOG", 0, 0, 1))
+		if (kj_knob_int("KJ_CONV_LOG"))
 			fprintf(stderr, "kjudge conv: %s N=%lld cin=%lld cout=%lld %s algo %d ws %zu%s\n",
 				kind == KJC_CONV ? "conv" : "convt", (long long)ge.N, (long long)ge.cin,
 				(long long)ge.cout, kj_dtype_name(dt), p->nhwc ? p->algoh : p->algo,

@@ -194,7 +194,7 @@ static void unary_launch(kj_gpu *g, const void *x, void *y, int64_t n, const kj_
 	if (blocks < 1)
 		blocks = 1;
 	unary_vec_k<K, T><<<(unsigned)blocks, 256, 0, g->stream>>>(
-		(const T *)x, (T *)y, n, up_cast<typename kjt<T>::acc>(p), (int)kj_env_knob("KJ_FAST16", 1, 0, 1));
+		(const T *)x, (T *)y, n, up_cast<typename kjt<T>::acc>(p), (int)kj_knob_int("KJ_FAST16"));
 }
 
 template <int K>
@@ -654,7 +654,7 @@ static void binary_rows_go(kj_gpu *g, const void *a, const void *b, void *y, con
 	/* many rows of a length that leaves row starts unaligned: 16-byte
 	 * stores (KJ_BIN_VS=0 turns it off, for measurements) */
 	if (gm.rows > 1 && gm.inner >= 4 * N && sizeof(T) < 8 && kj_aligned16(y) &&
-	    kj_env_knob("KJ_BIN_VS", 1, 0, 1)) {
+	    kj_knob_int("KJ_BIN_VS")) {
 		binary_rows_launch<K, T>(g, a, b, y, gm, false, true);
 		return;
 	}

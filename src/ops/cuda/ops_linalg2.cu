@@ -910,7 +910,7 @@ static int gs_try_cl(kj_gpu *kg, const void *x, const void *grid, void *y, const
 	const int VN = kjv<T>::N;
 	const int64_t P = gm->ih * gm->iw;
 	void *xt;
-	if (!kj_env_knob("KJ_GS_CL", 1, 0, 1) || gm->ch < 32 || gm->ch % VN || n > 65535 || !kj_aligned16(x))
+	if (!kj_knob_int("KJ_GS_CL") || gm->ch < 32 || gm->ch % VN || n > 65535 || !kj_aligned16(x))
 		return 0;
 	if (!(xt = kj_gpu_big(kg, (size_t)(n * gm->ch * P) * sizeof(T))))
 		return 0;
@@ -946,7 +946,7 @@ static void gs_launch(kj_gpu *kg, const void *x, const void *grid, void *y,
 	if constexpr (sizeof(T) <= 4) /* the baseline's dtypes, not the fp64 reference */
 		if (gs_try_cl<T>(kg, x, grid, y, gm, nearest, n))
 			return;
-	switch (kj_env_knob("KJ_GS_UNROLL", 1, 1, 4)) {
+	switch (kj_knob_int("KJ_GS_UNROLL")) {
 	case 4:
 		gs_launch_u<T, 4>(kg, x, grid, y, gm, nearest);
 		break;

@@ -1671,7 +1671,7 @@ static int chan_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 	/* 16-byte loads when every run starts on a 16-byte boundary: runs,
 	 * their steps (multiples of inner) and the chunks are whole vectors
 	 * (KJ_BN_VEC=0 turns it off, for measurements) */
-	const int vec = kj_env_knob("KJ_BN_VEC", 1, 0, 1) && inner % kjv<T>::N == 0 &&
+	const int vec = kj_knob_int("KJ_BN_VEC") && inner % kjv<T>::N == 0 &&
 			sg.run % kjv<T>::N == 0 && kj_aligned16(in[0]);
 	if (cols) {
 		/* enough (channel block, row split) blocks to fill the device */

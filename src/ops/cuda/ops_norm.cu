@@ -176,7 +176,7 @@ static int norm_launch(kj_gpu *g, const kj_bnode *n, const void *const *in, void
 		 * layer_norm_bf16 B=64 S=4096 D=4096 1.65 / 1.32 / 1.24 ms (256
 		 * threads by D before: 1.81, PyTorch 1.53); 8 was best on 8 of the
 		 * 12 large shapes of the six norm tasks measured */
-		int64_t vpt = kj_env_knob("KJ_NORM_VPT", 8, 1, 64), nv = D / kjv<T>::N;
+		int64_t vpt = kj_knob_int("KJ_NORM_VPT"), nv = D / kjv<T>::N;
 		int64_t t = (nv + vpt - 1) / vpt;
 		t = (t + 31) / 32 * 32;
 		threads = (int)(t < 64 ? 64 : t > 512 ? 512 : t);
@@ -190,7 +190,7 @@ static int norm_launch(kj_gpu *g, const kj_bnode *n, const void *const *in, void
 	/* a block per row (the block scheduler starts the next row as soon as
 	 * one ends) up to 2^31 - 1 blocks; KJ_NORM_GRID=N caps the grid at N
 	 * blocks per SM instead, each looping over rows (for measurements) */
-	int64_t cap = kj_env_knob("KJ_NORM_GRID", 0, 0, 1024) * (int64_t)g->info.sm_count;
+	int64_t cap = kj_knob_int("KJ_NORM_GRID") * (int64_t)g->info.sm_count;
 	if (cap <= 0)
 		cap = INT32_MAX;
 	int64_t grid = rows < cap ? rows : cap;

@@ -507,7 +507,7 @@ static unsigned cap_grid(int64_t want, int64_t cap)
 static int64_t red_chunks(const kj_gpu *g, int64_t blocks, int64_t len, int64_t by, int64_t nout,
 			  int64_t wsmax)
 {
-	int64_t sms = g->info.sm_count, bps = kj_env_knob("KJ_RED_BPS", 4, 1, 64);
+	int64_t sms = g->info.sm_count, bps = kj_knob_int("KJ_RED_BPS");
 	int64_t chunks = 1, most = len / (by * 32);
 	if (blocks < bps * sms && len >= by * 64)
 		chunks = ceil_div(bps * sms, blocks);
@@ -610,7 +610,7 @@ static int red_launch(kj_gpu *g, L x, bool aligned, void *out, int odt, int64_t 
 		gm.chunks = ceil_div(len, gm.clen);
 		red_block_k<R, L><<<cap_grid(nout * gm.chunks, sms * 32), threads, 0, g->stream>>>(
 			x, out, odt, part, gm, rp);
-	} else if ((wide || kj_env_knob("KJ_RED_COLV", 1, 0, 1)) &&
+	} else if ((wide || kj_knob_int("KJ_RED_COLV")) &&
 		   try_colv<R>(g, x, aligned, wide, out, odt, &gm, rp)) {
 		/* launched (KJ_RED_COLV=0: only in the wide case, as before, for
 		 * comparison on the device) */
