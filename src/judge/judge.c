@@ -380,11 +380,16 @@ static void bdist_merge(struct kjj_base_dist *into, const struct kjj_base_dist *
 }
 
 /* The reason's tail on a failing check under the budget. */
-static void budget_note(const struct kjj_judged *jd, char *buf, size_t len)
+static void budget_note(const struct kjj_judged *jd, int64_t nfbad, char *buf, size_t len)
 {
 	const char *what = !strcmp(jd->metric, "elementwise") ? "worst error" : jd->metric;
 	const char *dist = !strcmp(jd->metric, "cos") ? " (1 - cos)" : "";
 	buf[0] = 0;
+	if (nfbad) {
+		snprintf(buf, len, " (%lld NaN/Inf where the reference differs: no error budget excuses them)",
+			 (long long)nfbad);
+		return;
+	}
 	if (jd->nonfinite)
 		return;
 	if (isnan(jd->base_ratio))
@@ -465,7 +470,7 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
 			snprintf(also, sizeof(also),
 				 "; the eager baseline is out of tolerance on this check too (%lld elements, max abs err %.3g)",
 				 (long long)bst->nbad, bst->max_abs);
-		budget_note(&jd, note, sizeof(note));
+		budget_note(&jd, st->nfbad, note, sizeof(note));
 		size_t off = 0, flat = (size_t)st->first_bad;
 		kjj_shape_desc(j, bind, sd, sizeof(sd));
 		idx[0] = 0;
