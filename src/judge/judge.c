@@ -392,9 +392,8 @@ static void budget_note(const struct kjj_judged *jd, int64_t nfbad, char *buf, s
 	}
 	if (jd->nonfinite)
 		return;
-	if (isnan(jd->base_ratio))
-		snprintf(buf, len, " (%s%s %.3gx the tolerance; no eager baseline error to budget from)", what, dist,
-			 jd->ratio);
+	if (!(jd->limit > 1)) /* the declared tolerance governs */
+		snprintf(buf, len, " (%s%s %.3gx the tolerance)", what, dist, jd->ratio);
 	else
 		snprintf(buf, len,
 			 " (%s%s %.3gx the tolerance; the eager baseline's is %.3gx, the budget max(1, %g x %.3g) = %.3g)",
