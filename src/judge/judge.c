@@ -236,7 +236,8 @@ int kjj_judge_output(const kj_task *t, const struct errstat *st, const struct kj
 		const kj_tol *tl = &t->tol;
 		int ok = 1;
 		if (tl->cos_min >= 0)
-			ok &= budget_measure("cos", fmax(0, 1 - out->cos), 1 - tl->cos_min, out->cos >= tl->cos_min,
+			ok &= budget_measure("cos", isnan(out->cos) ? NAN : fmax(0, 1 - out->cos), 1 - tl->cos_min,
+					     out->cos >= tl->cos_min,
 					     have ? bd->omc : -1, out, &worst);
 		if (tl->l1_max >= 0)
 			ok &= budget_measure("l1", out->l1, tl->l1_max, out->l1 <= tl->l1_max, have ? bd->l1 : -1, out,

@@ -109,6 +109,9 @@ static void test_metric(void)
 	ok(!kjj_judge_output(t, &st, &bd, &jd), "each metric has its own budget: L1 2x off with a tiny baseline L1 fails");
 	is_str(jd.metric, "l1", "and names L1");
 	st.l1num = 0.005;
+	st.dot = NAN;
+	ok(!kjj_judge_output(t, &st, &bd, &jd), "a NaN cosine fails, budget or not");
+	st.dot = 0.995;
 	st.nfbad = 1;
 	st.nbad = 1;
 	ok(!kjj_judge_output(t, &st, &bd, &jd) && jd.nonfinite, "a NaN/Inf disagreement fails a metric task");

@@ -7,4 +7,5 @@ output y: f32[B]
 y = sum(x, dim=1)
 tol atol=1e-7 rtol=0
 check B=1 N=1; B=3 N=4001; B=16 N=20011
+bench B=2048 N=20000 weight=1
 bench cpu B=64 N=20000 weight=1
