@@ -77,8 +77,11 @@ int kj_gpu_equal(kj_gpu *g, const void *a, const void *b, size_t bytes, int64_t 
  * baseline.  Sums for cosine/L1/RMSE are over finite pairs. */
 typedef struct kj_gpu_cmp {
 	int64_t n, nbad, first_bad;
+	int64_t nfbad;              /* of nbad, float elements with a NaN/Inf disagreement */
 	double expected, got;       /* at first_bad */
 	double max_abs, max_rel;
+	double ratio;               /* the worst |g - r| / (atol + rtol |r|) over finite float
+				     * pairs (0/0 is 0, x/0 inf): the error budget's measure */
 	double dot, gg, rr, l1num, l1den, sq;
 } kj_gpu_cmp;
 int kj_gpu_compare(kj_gpu *g, kj_dtype t, const void *got, const double *ref, size_t n,

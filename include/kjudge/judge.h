@@ -52,7 +52,15 @@ enum kj_flag {
 						* bound (work off the stream, or a forged time) */
 	KJ_FLAG_UNCONFINED = 1 << 6,           /* judged outside the sandbox (--unsafe-no-sandbox,
 						* KJUDGE_PROFILE=1) or with the seccomp survey */
+	KJ_FLAG_BUDGET = 1 << 7,               /* a check passed only within the error budget */
 };
+
+/* The error budget (docs/verdict.md): an output passes when its distance
+ * from the fp64 reference, per metric, is within the task's declared limit
+ * or within KJ_BUDGET_MULT times the eager baseline's own distance on the
+ * same output, shape and seed, whichever is larger.  One constant, to be
+ * set from H200 measurements of the eager arithmetic's spread. */
+#define KJ_BUDGET_MULT 4.0
 
 const char *kj_status_name(kj_status s);
 int kj_status_from_name(const char *s, kj_status *out);
@@ -74,6 +82,16 @@ typedef struct kj_check {
 	double expected, got;/* at first_bad */
 	double max_abs, max_rel;           /* candidate vs reference */
 	double base_max_abs, base_max_rel; /* eager baseline vs reference */
+	/* the error budget (docs/verdict.md): the governing measure
+	 * ("elementwise", "cos", "l1", "rmse"), the candidate's and the
+	 * baseline's distance on it over the declared limit (tol_ratio <= 1 is
+	 * within the declared tolerance; base_tol_ratio NAN without a
+	 * baseline), the limit applied (max(1, KJ_BUDGET_MULT x
+	 * base_tol_ratio); 1 when the declared tolerance governs), and whether
+	 * the check passed only because of the budget */
+	char budget_metric[16];
+	double tol_ratio, base_tol_ratio, budget;
+	int budget_used;
 	double cos, l1, rmse;              /* metric tasks (and always computed) */
 	double ms;           /* this call's time (not a benchmark) */
 } kj_check;
@@ -184,9 +202,17 @@ typedef struct kj_base_err {
 	int64_t n, nbad;          /* elements per seed; the most outside atol + rtol |ref| */
 	double max_abs, max_rel;  /* the largest over the seeds */
 	double cos, l1, rmse;     /* the metrics of the worst seed, for metric tasks */
-	int pass;                 /* 0: a candidate this far off would fail a seed */
+	int pass;                 /* 0: a candidate this far off would fail a seed even with
+				   * the error budget: a NaN/Inf disagreement, or (without a
+				   * budget, exact outputs) any error */
+	int declared_pass;        /* 0: it misses the task's declared tolerance on a seed (the
+				   * error budget governs there: the tolerance is loosened) */
 	int seeds;                /* seeds judged */
 	unsigned failed;          /* bit k: seed k failed (its flavour: kj_seed_flavour_for(k)) */
+	unsigned over;            /* bit k: seed k missed the declared tolerance */
+	char budget_metric[16];   /* the measure of tol_ratio: elementwise, cos, l1, rmse */
+	double tol_ratio;         /* the largest over the seeds of the baseline's distance over
+				   * the declared limit (> 1: the budget governs) */
 } kj_base_err;
 int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_seed, int nseeds,
 			  kj_base_err *out, int max, int *nout, struct kj_err *err);

@@ -31,6 +31,27 @@ static void setup_paths(struct kj_eval_opts *o, char *worker, size_t wl, char *i
 	o->include_dir = inc;
 }
 
+/* The checks that passed only on the error budget (docs/verdict.md). */
+static void print_budget(const kj_verdict *v)
+{
+	int n = 0;
+	double worst = 0, lim = 0;
+	for (int i = 0; i < v->nchecks; i++) {
+		const kj_check *c = &v->checks[i];
+		if (!c->budget_used)
+			continue;
+		n++;
+		if (c->tol_ratio / c->budget > (lim > 0 ? worst / lim : 0)) {
+			worst = c->tol_ratio;
+			lim = c->budget;
+		}
+	}
+	if (n)
+		printf("budget    %d checks passed on the error budget (max(1, %g x the eager baseline's error)); "
+		       "the closest %.3gx the declared tolerance, budget %.3g\n",
+		       n, KJ_BUDGET_MULT, worst, lim);
+}
+
 static void print_verdict(const kj_verdict *v, const kj_task *t)
 {
 	char fl[256];
@@ -51,6 +72,7 @@ static void print_verdict(const kj_verdict *v, const kj_task *t)
 		}
 		printf("checks    %d/%d passed (%d seeds); max abs err %.3g (baseline %.3g)\n", pass,
 		       v->nchecks, v->seeds, worst, bworst);
+		print_budget(v);
 	}
 	for (int i = 0; i < v->nperf; i++) {
 		const kj_perf *p = &v->perf[i];

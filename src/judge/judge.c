@@ -63,7 +63,7 @@ void kj_flags_str(unsigned flags, char *buf, size_t len)
 {
 	static const char *const names[] = { "fallback", "faster_than_roofline", "unstable_timing",
 					     "output_truncated", "baseline_out_of_tolerance", "timing_gap",
-					     "unconfined" };
+					     "unconfined", "tolerance_budget" };
 	size_t off = 0;
 	buf[0] = 0;
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++)
@@ -138,18 +138,22 @@ void kj_tolerance(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
 }
 
 
-int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
-		    double *rmse)
+static void metrics_of(const struct errstat *st, double *cosv, double *l1, double *rmse)
 {
 	*cosv = (st->gg > 0 && st->rr > 0) ? st->dot / sqrt(st->gg * st->rr) : (st->gg == st->rr ? 1 : 0);
 	*l1 = st->l1den > 0 ? st->l1num / st->l1den : st->l1num;
 	*rmse = st->n ? sqrt(st->sq / (double)st->n) : 0;
+}
+
+int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
+		    double *rmse)
+{
+	metrics_of(st, cosv, l1, rmse);
 	/* the metrics sum float elements only: an integer output of a metric
 	 * task would otherwise pass whatever it holds */
 	if (!t->tol.has_metric || st->exact)
 		return st->nbad == 0;
-	if (st->nbad && st->first_bad >= 0 && (isnan(st->got) != isnan(st->expected) ||
-					       isinf(st->got) != isinf(st->expected)))
+	if (st->nfbad)
 		return 0; /* NaN/Inf disagreement fails metric tasks too */
 	if (t->tol.cos_min >= 0 && !(*cosv >= t->tol.cos_min))
 		return 0;
@@ -158,6 +162,98 @@ int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, do
 	if (t->tol.rmse_max >= 0 && !(*rmse <= t->tol.rmse_max))
 		return 0;
 	return 1;
+}
+
+void kjj_base_dist_of(const struct errstat *bst, struct kjj_base_dist *bd)
+{
+	double cosv, l1, rmse;
+	metrics_of(bst, &cosv, &l1, &rmse);
+	bd->have = 1;
+	bd->ratio = bst->exact ? (bst->nbad ? INFINITY : 0) : bst->ratio;
+	bd->omc = fmax(0, 1 - cosv);
+	bd->l1 = l1;
+	bd->rmse = rmse;
+}
+
+/* A distance over its declared limit: 0/0 is 0, x/0 is inf. */
+static double over(double d, double lim)
+{
+	if (!(d > 0))
+		return isnan(d) ? INFINITY : 0;
+	return lim > 0 ? d / lim : INFINITY;
+}
+
+/* One measure under the budget: the candidate's distance d against the
+ * declared limit lim (declared: d within it, as the declared rule tests it)
+ * and the baseline's distance bdist (< 0: none).  Keeps in *out the measure
+ * that governs: a failing one before one passing on the budget before one
+ * within its declared limit, then the closest to its limit.  Returns whether
+ * the measure passes. */
+static int budget_measure(const char *name, double d, double lim, int declared, double bdist,
+			  struct kjj_judged *out, double *worst)
+{
+	double r = over(d, lim), br = bdist >= 0 ? over(bdist, lim) : NAN, limit = 1, q;
+	int pass = declared;
+	if (bdist >= 0 && isfinite(br))
+		limit = fmax(1, KJ_BUDGET_MULT * br);
+	if (!pass && limit > 1)
+		pass = r <= limit; /* d <= max(lim, K x bdist) */
+	/* the class (0 declared, 1 budget, 2 failing) in the integer part */
+	q = (declared ? 0 : pass ? 1 : 2) + fmin(0.5, r / limit / 4);
+	if (!out->metric || q > *worst) {
+		*worst = q;
+		out->metric = name;
+		out->ratio = r;
+		out->base_ratio = br;
+		out->limit = limit;
+	}
+	return pass;
+}
+
+int kjj_judge_output(const kj_task *t, const struct errstat *st, const struct kjj_base_dist *bd,
+		     struct kjj_judged *out)
+{
+	int have = bd && bd->have;
+	double worst = 0;
+	memset(out, 0, sizeof(*out));
+	out->declared_pass = kjj_metric_pass(t, st, &out->cos, &out->l1, &out->rmse);
+	if (st->exact || !t->tol.has_metric) {
+		/* exact outputs get no budget: their errors are no rounding */
+		int fin = !st->exact && st->nfbad == 0;
+		double r = st->exact ? (st->nbad ? INFINITY : 0) : st->ratio;
+		out->pass = budget_measure("elementwise", r, 1, out->declared_pass,
+					   have && !st->exact ? bd->ratio : -1, out, &worst);
+		out->pass = out->declared_pass || (fin && out->pass);
+		out->nonfinite = st->nfbad > 0;
+	} else if (st->nfbad) {
+		out->pass = 0;
+		out->nonfinite = 1;
+		out->metric = "elementwise";
+		out->ratio = INFINITY;
+		out->base_ratio = have ? bd->ratio : NAN;
+		out->limit = 1;
+	} else {
+		const kj_tol *tl = &t->tol;
+		int ok = 1;
+		if (tl->cos_min >= 0)
+			ok &= budget_measure("cos", isnan(out->cos) ? NAN : fmax(0, 1 - out->cos), 1 - tl->cos_min,
+					     out->cos >= tl->cos_min,
+					     have ? bd->omc : -1, out, &worst);
+		if (tl->l1_max >= 0)
+			ok &= budget_measure("l1", out->l1, tl->l1_max, out->l1 <= tl->l1_max, have ? bd->l1 : -1, out,
+					     &worst);
+		if (tl->rmse_max >= 0)
+			ok &= budget_measure("rmse", out->rmse, tl->rmse_max, out->rmse <= tl->rmse_max,
+					     have ? bd->rmse : -1, out, &worst);
+		out->pass = ok;
+	}
+	if (!out->metric) {
+		out->metric = "elementwise";
+		out->base_ratio = NAN;
+		out->limit = 1;
+	}
+	out->budget_used = out->pass && !out->declared_pass;
+	return out->pass;
 }
 
 /* ---- the run ---- */
@@ -259,19 +355,75 @@ static void fmt_val(double x, char *buf, size_t len)
 	snprintf(buf, len, "%.9g", x);
 }
 
-/* Compares every output of the last call against the reference in s->ref.
- * Records checks; returns 1 (verdict set) on a mismatch. */
+struct kjj_base_dist *kjj_bdist(struct judge *j, int bind, int vi, kj_seed_flavour fl)
+{
+	int o = 0;
+	if (!j->bdist || bind < 0 || bind >= j->t->nbind || (int)fl < 0 || (int)fl >= KJJ_FLAVOURS)
+		return NULL;
+	for (int i = 0; i < vi; i++)
+		o += kjj_is_output(j->t, i);
+	if (o >= KJJ_MAX_OUTPUTS)
+		return NULL;
+	return &j->bdist[((size_t)bind * KJJ_MAX_OUTPUTS + (size_t)o) * KJJ_FLAVOURS + (size_t)fl];
+}
+
+/* Keeps the larger of each distance. */
+static void bdist_merge(struct kjj_base_dist *into, const struct kjj_base_dist *d)
+{
+	if (!into->have) {
+		*into = *d;
+		return;
+	}
+	into->ratio = fmax(into->ratio, d->ratio);
+	into->omc = fmax(into->omc, d->omc);
+	into->l1 = fmax(into->l1, d->l1);
+	into->rmse = fmax(into->rmse, d->rmse);
+}
+
+/* The reason's tail on a failing check under the budget. */
+static void budget_note(const struct kjj_judged *jd, int64_t nfbad, char *buf, size_t len)
+{
+	const char *what = !strcmp(jd->metric, "elementwise") ? "worst error" : jd->metric;
+	const char *dist = !strcmp(jd->metric, "cos") ? " (1 - cos)" : "";
+	buf[0] = 0;
+	if (nfbad) {
+		snprintf(buf, len, " (%lld NaN/Inf where the reference differs: no error budget excuses them)",
+			 (long long)nfbad);
+		return;
+	}
+	if (jd->nonfinite)
+		return;
+	if (!(jd->limit > 1)) /* the declared tolerance governs */
+		snprintf(buf, len, " (%s%s %.3gx the tolerance)", what, dist, jd->ratio);
+	else
+		snprintf(buf, len,
+			 " (%s%s %.3gx the tolerance; the eager baseline's is %.3gx, the budget max(1, %g x %.3g) = %.3g)",
+			 what, dist, jd->ratio, jd->base_ratio, KJ_BUDGET_MULT, jd->base_ratio, jd->limit);
+}
+
 /* Records the comparison of one output (st: candidate vs reference; bst:
- * eager baseline vs reference, or NULL) as a check when `record`, and sets
- * the verdict on a mismatch.  Returns 1 on a mismatch. */
+ * eager baseline vs reference on the same inputs, or NULL: then the budget
+ * is the largest the correctness stage saw for this shape, output and seed
+ * flavour, if any) as a check when `record`, and sets the verdict on a
+ * mismatch.  Returns 1 on a mismatch. */
 int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
 		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,
 		      const struct errstat *st, const struct errstat *bst)
 {
 	int64_t n = kj_shape_numel(&ti->shape);
-	double cosv, l1, rmse, bc, bl, brm;
+	double bc, bl, brm;
 	kj_check *c, tmp;
-	int pass = kjj_metric_pass(j->t, st, &cosv, &l1, &rmse);
+	struct kjj_base_dist bd = { 0 }, *kept = kjj_bdist(j, bind, vi, fl);
+	struct kjj_judged jd;
+	int pass;
+	if (bst) {
+		kjj_base_dist_of(bst, &bd);
+		if (kept)
+			bdist_merge(kept, &bd);
+	} else if (kept) {
+		bd = *kept;
+	}
+	pass = kjj_judge_output(j->t, st, &bd, &jd);
 	c = record ? new_check(j->v) : &tmp;
 	if (!c)
 		c = &tmp;
@@ -289,26 +441,36 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
 	c->got = st->got;
 	c->max_abs = st->max_abs;
 	c->max_rel = st->max_rel;
-	c->cos = cosv;
-	c->l1 = l1;
-	c->rmse = rmse;
+	c->cos = jd.cos;
+	c->l1 = jd.l1;
+	c->rmse = jd.rmse;
 	c->ms = ms;
+	snprintf(c->budget_metric, sizeof(c->budget_metric), "%s", jd.metric);
+	c->tol_ratio = jd.ratio;
+	c->base_tol_ratio = jd.base_ratio;
+	c->budget = jd.limit;
+	c->budget_used = jd.budget_used;
+	if (jd.budget_used && record)
+		j->v->flags |= KJ_FLAG_BUDGET;
 	int base_bad = 0;
 	if (bst) {
 		c->base_max_abs = bst->max_abs;
 		c->base_max_rel = bst->max_rel;
+		/* the declared tolerance asks more than the eager arithmetic
+		 * gives here (the budget then governs) */
 		base_bad = !kjj_metric_pass(j->t, bst, &bc, &bl, &brm);
 		if (base_bad)
 			j->v->flags |= KJ_FLAG_BASELINE_TOLERANCE;
 	}
 	if (!pass) {
-		char sd[320], e[64], g[64], idx[160], also[200] = "";
+		char sd[320], e[64], g[64], idx[160], also[200] = "", note[200];
 		/* a check the eager baseline fails too: the tolerance may ask for
 		 * more than the eager arithmetic gives (bench/baseline_check.sh) */
 		if (base_bad)
 			snprintf(also, sizeof(also),
 				 "; the eager baseline is out of tolerance on this check too (%lld elements, max abs err %.3g)",
 				 (long long)bst->nbad, bst->max_abs);
+		budget_note(&jd, st->nfbad, note, sizeof(note));
 		size_t off = 0, flat = (size_t)st->first_bad;
 		kjj_shape_desc(j, bind, sd, sizeof(sd));
 		idx[0] = 0;
@@ -332,13 +494,13 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
 		fmt_val(st->got, g, sizeof(g));
 		if (j->t->tol.has_metric && st->nbad == 0)
 			kjj_fail(j, KJ_ST_MISMATCH, sg,
-				 "output '%s' misses the metric (cos %.6f, l1 %.3g, rmse %.3g) on %s, seed %d (%s)%s",
-				 c->output, cosv, l1, rmse, sd, k, kj_seed_flavour_name(fl), also);
+				 "output '%s' misses the metric (cos %.6f, l1 %.3g, rmse %.3g) on %s, seed %d (%s)%s%s",
+				 c->output, jd.cos, jd.l1, jd.rmse, sd, k, kj_seed_flavour_name(fl), note, also);
 		else
 			kjj_fail(j, KJ_ST_MISMATCH, sg,
-				 "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err over finite elements %.3g) on %s, seed %d (%s)%s",
+				 "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err over finite elements %.3g) on %s, seed %d (%s)%s%s",
 				 c->output, idx, e, g, (long long)st->nbad, (long long)n, st->max_abs, sd, k,
-				 kj_seed_flavour_name(fl), also);
+				 kj_seed_flavour_name(fl), note, also);
 		return 1;
 	}
 	return 0;
@@ -566,6 +728,9 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	j.err = err;
 	j.track = kj_backend_is_gpu(o->backend) ? &kjj_track_cuda : &kjj_track_cpu;
 	kj_verdict_init(v);
+	j.bdist = calloc((size_t)(t->nbind > 0 ? t->nbind : 1) * KJJ_MAX_OUTPUTS * KJJ_FLAVOURS, sizeof(*j.bdist));
+	if (!j.bdist)
+		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
 	snprintf(v->task, sizeof(v->task), "%s", t->id);
 	v->backend = o->backend;
 	v->seeds = o->seeds;
@@ -580,8 +745,10 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	unconfined = o->unconfined || kj_worker_profile_mode();
 	if (unconfined || (survey && !strcmp(survey, "1")))
 		v->flags |= KJ_FLAG_UNCONFINED;
-	if (!unconfined && (rc = kj_jail_available(err)))
+	if (!unconfined && (rc = kj_jail_available(err))) {
+		free(j.bdist);
 		return rc;
+	}
 	snprintf(v->sandbox, sizeof(v->sandbox), "%s",
 		 unconfined ? (o->unconfined ? "none (--unsafe-no-sandbox)" : "none (KJUDGE_PROFILE=1)") :
 			      kj_jail_describe());
@@ -769,6 +936,7 @@ out:
 		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	kj_compile_result_release(&cr);
 	kjj_py_release(&py);
+	free(j.bdist);
 	v->total_s = kjj_now_s() - t0;
 	if (rc)
 		return rc;

@@ -26,14 +26,45 @@
 #define PERF_MAX_SAMPLES 2000
 #define PERF_MAX_SHAPES 64
 #define KJJ_MAX_OUTPUTS 16
+#define KJJ_FLAVOURS 3 /* kj_seed_flavour values */
 /* the probes of the trusted round-trip floor, before the candidate loads */
 #define FLOOR_PROBES 21
 
 struct errstat {
 	int64_t n, nbad, first_bad;
+	int64_t nfbad; /* of nbad, the float elements where one side is NaN or Inf and the
+			* other is not (or a different Inf): no budget excuses these */
 	int exact; /* an integer or bool output: judged exactly, metric or not */
 	double expected, got, max_abs, max_rel;
+	/* float outputs: the worst |got - ref| / (atol + rtol |ref|) over the finite
+	 * pairs (0 where that tolerance is 0 and they agree, inf where it is 0 and
+	 * they differ); the error budget compares it with the baseline's */
+	double ratio;
 	double dot, gg, rr, l1num, l1den, sq;
+};
+
+/* The eager baseline's distance from the reference on one output, as the
+ * error budget reads it (docs/verdict.md): its worst normalised elementwise
+ * error, and its metrics' distances (1 - cosine, relative L1, RMSE). */
+struct kjj_base_dist {
+	int have;
+	double ratio, omc, l1, rmse;
+};
+
+/* How one output of a candidate fared against the task's tolerance and the
+ * error budget the eager baseline's own error gives it. */
+struct kjj_judged {
+	int pass;
+	int declared_pass;  /* within the task's declared tolerance alone */
+	int budget_used;    /* passed only because of the budget */
+	int nonfinite;      /* failed on a NaN/Inf disagreement (no budget applies) */
+	const char *metric; /* the governing measure: "elementwise", "cos", "l1", "rmse" */
+	double ratio;       /* the candidate's distance on it over the declared limit */
+	double base_ratio;  /* the baseline's, NAN when there is none */
+	double limit;       /* the limit on ratio: max(1, KJ_BUDGET_MULT x base_ratio), 1
+			     * without a baseline, for exact outputs, and where the
+			     * baseline's ratio is infinite */
+	double cos, l1, rmse;
 };
 
 struct judge;
@@ -146,6 +177,12 @@ struct judge {
 	 * bound (kjj_base_bound) */
 	double base_l2[PERF_MAX_SHAPES][KJJ_MAX_OUTPUTS];
 	int64_t base_nf[PERF_MAX_SHAPES][KJJ_MAX_OUTPUTS];
+	/* the eager baseline's distances per binding, output ordinal and seed
+	 * flavour, the largest over the correctness stage's seeds: the budget
+	 * of a comparison made without the baseline on the same inputs (the
+	 * determinism rerun, the timed calls).  nbind x KJJ_MAX_OUTPUTS x
+	 * KJJ_FLAVOURS, owned; NULL outside kj_eval */
+	struct kjj_base_dist *bdist;
 	/* CPU track */
 	size_t arena_size;
 	/* CUDA track */
@@ -168,11 +205,18 @@ double kjj_now_s(void);
 /* A random draw the candidate cannot reproduce (getrandom). */
 uint32_t kjj_fresh_random(void);
 int kjj_is_output(const kj_task *t, int vi);
-/* Whether an output with these errors passes: every element within
- * tolerance, or the task's metrics (cosine, L1, RMSE, also set here) for a
- * metric task's float output. */
+/* Whether an output with these errors passes the declared tolerance alone:
+ * every element within tolerance, or the task's metrics (cosine, L1, RMSE,
+ * also set here) for a metric task's float output. */
 int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
 		    double *rmse);
+/* The baseline's distances from its errstat (bst). */
+void kjj_base_dist_of(const struct errstat *bst, struct kjj_base_dist *bd);
+/* Judges an output (st) with the error budget of the baseline's distances
+ * (bd; NULL or !bd->have: the declared tolerance alone), docs/verdict.md.
+ * Fills *out; returns out->pass. */
+int kjj_judge_output(const kj_task *t, const struct errstat *st, const struct kjj_base_dist *bd,
+		     struct kjj_judged *out);
 void kjj_fail(struct judge *j, kj_status st, kj_stage sg, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void kjj_progress(struct judge *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -194,6 +238,9 @@ int kjj_layout(struct judge *j, int bind, const kj_plan *plan, int *abi, uint64_
 	       size_t *arena, int64_t *dims);
 /* The index of bind among the track's perf shapes, or -1. */
 int kjj_perf_index(struct judge *j, int bind);
+/* The baseline's distances kept for (bind, output value vi, flavour) in
+ * j->bdist, or NULL (none kept: outside kj_eval, or past KJJ_MAX_OUTPUTS). */
+struct kjj_base_dist *kjj_bdist(struct judge *j, int bind, int vi, kj_seed_flavour fl);
 int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
 		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,
 		      const struct errstat *st, const struct errstat *bst);
@@ -204,9 +251,11 @@ int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_f
  * the correctness stage (base_l2): the triangle inequality on the per-element
  * tolerance, with that measured distance counted four times over for the
  * seed-to-seed spread.  bn2 is ||baseline||_2, babs1 its L1 norm, n the
- * element count. */
+ * element count; bd the baseline's distances for the error budget, which
+ * widens each limit as kjj_judge_output does (NULL: the declared tolerance
+ * alone). */
 double kjj_base_bound(const kj_task *t, kj_dtype dt, double n, double bn2, double babs1,
-		      double base_l2);
+		      double base_l2, const struct kjj_base_dist *bd);
 
 /* The stages (stages.c). */
 int kjj_stage_correctness(struct judge *j);

@@ -157,21 +157,31 @@ int kjj_check_mapped_libs(struct judge *j)
 /* ---- the cheap check's bound ---- */
 
 double kjj_base_bound(const kj_task *t, kj_dtype dt, double n, double bn2, double babs1,
-		      double base_l2)
+		      double base_l2, const struct kjj_base_dist *bd)
 {
-	double atol, rtol, b;
+	double atol, rtol, b, g = 1;
+	int have = bd && bd->have;
 	kj_tolerance(t, dt, &atol, &rtol);
-	/* |c - r| <= atol + rtol |r| per element gives ||c - r|| <= sqrt(n) atol
-	 * + rtol ||r||, and ||r|| <= ||b|| + ||b - r|| */
-	b = sqrt(n) * atol + rtol * (bn2 + base_l2) + 4 * base_l2;
+	/* the error budget widens each limit to KJ_BUDGET_MULT times the
+	 * baseline's own distance where that is larger (kjj_judge_output) */
+	if (have && isfinite(bd->ratio))
+		g = fmax(1, KJ_BUDGET_MULT * bd->ratio);
+	/* |c - r| <= g (atol + rtol |r|) per element gives ||c - r|| <= g
+	 * (sqrt(n) atol + rtol ||r||), and ||r|| <= ||b|| + ||b - r|| */
+	b = g * (sqrt(n) * atol + rtol * (bn2 + base_l2)) + 4 * base_l2;
 	if (t->tol.has_metric) {
+		double rmse = t->tol.rmse_max, l1 = t->tol.l1_max, omc = 1 - t->tol.cos_min;
+		if (have) {
+			rmse = fmax(rmse, KJ_BUDGET_MULT * bd->rmse);
+			l1 = fmax(l1, KJ_BUDGET_MULT * bd->l1);
+			omc = fmax(omc, KJ_BUDGET_MULT * bd->omc);
+		}
 		if (t->tol.rmse_max >= 0)
-			b = fmax(b, sqrt(n) * t->tol.rmse_max + 4 * base_l2);
+			b = fmax(b, sqrt(n) * rmse + 4 * base_l2);
 		if (t->tol.l1_max >= 0) /* ||x||_2 <= ||x||_1 */
-			b = fmax(b, t->tol.l1_max * (babs1 + sqrt(n) * base_l2) + 4 * base_l2);
+			b = fmax(b, l1 * (babs1 + sqrt(n) * base_l2) + 4 * base_l2);
 		if (t->tol.cos_min >= 0) /* ||c/|c| - r/|r||| = sqrt(2 - 2 cos) */
-			b = fmax(b, (sqrt(fmax(0, 2 - 2 * t->tol.cos_min)) + 1e-3) * 2 * (bn2 + base_l2) +
-					    4 * base_l2);
+			b = fmax(b, (sqrt(fmax(0, 2 * omc)) + 1e-3) * 2 * (bn2 + base_l2) + 4 * base_l2);
 	}
 	return b;
 }

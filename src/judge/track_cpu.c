@@ -155,11 +155,16 @@ static void compare(const kj_task *t, kj_dtype dt, const void *gotbuf, const flo
 			r = rr;
 		} else if (isnan(r) || isnan(g)) {
 			bad = !(isnan(r) && isnan(g));
+			st->nfbad += bad;
 		} else if (isinf(r) || isinf(g)) {
 			bad = r != g;
+			st->nfbad += bad;
 		} else {
-			double d = fabs(g - r);
-			bad = !(d <= atol + rtol * fabs(r));
+			double d = fabs(g - r), tl = atol + rtol * fabs(r);
+			double q = d == 0 ? 0 : tl > 0 ? d / tl : INFINITY;
+			bad = !(d <= tl);
+			if (q > st->ratio)
+				st->ratio = q;
 			if (d > st->max_abs)
 				st->max_abs = d;
 			if (r != 0 && d / fabs(r) > st->max_rel)

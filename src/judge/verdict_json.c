@@ -114,6 +114,12 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 		json_object_set_new(x, "cos", real_any(c->cos));
 		json_object_set_new(x, "l1", real_any(c->l1));
 		json_object_set_new(x, "rmse", real_any(c->rmse));
+		json_object_set_new(x, "budget_metric", json_string(c->budget_metric[0] ? c->budget_metric : "elementwise"));
+		json_object_set_new(x, "tol_ratio", real_any(c->tol_ratio));
+		json_object_set_new(x, "baseline_tol_ratio",
+				    isnan(c->base_tol_ratio) ? json_null() : real_any(c->base_tol_ratio));
+		json_object_set_new(x, "budget", real_any(c->budget));
+		json_object_set_new(x, "budget_used", json_boolean(c->budget_used));
 		json_array_append_new(checks, x);
 	}
 	json_object_set_new(o, "correctness", checks);

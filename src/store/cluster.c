@@ -455,7 +455,8 @@ static const struct {
 	{ "verdict_shapes", "candidate_id, kind, bind, shape, weight, ms, iqr_ms, n, baseline_ms, "
 			    "speedup, sol_ms, sol_frac, iou, mfu, flops, bytes", IN_RUN },
 	{ "verdict_checks", "candidate_id, kind, bind, shape, seed_index, flavour, output, pass, "
-			    "max_abs, max_rel, baseline_max_abs", IN_RUN },
+			    "max_abs, max_rel, baseline_max_abs, budget_metric, tol_ratio, baseline_tol_ratio, "
+			    "budget, budget_used", IN_RUN },
 	{ "baselines", "task, shape, device_id, ms, iqr_ms, n, updated", "$1 > 0" },
 	{ "judgements", "id, candidate_id, device_id, pid, started, finished", IN_RUN },
 };

@@ -888,7 +888,8 @@ static int put_shapes(struct kj_pg *p, int64_t cid, const kj_verdict *v, const k
 
 static const char sql_check[] =
 	"INSERT INTO verdict_checks (candidate_id, kind, bind, shape, seed_index, flavour, output, "
-	"pass, max_abs, max_rel, baseline_max_abs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+	"pass, max_abs, max_rel, baseline_max_abs, budget_metric, tol_ratio, baseline_tol_ratio, budget, "
+	"budget_used) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
 
 static int put_checks(struct kj_pg *p, int64_t cid, const kj_verdict *v, const kj_task *t,
 		      struct kj_err *err)
@@ -914,6 +915,14 @@ static int put_checks(struct kj_pg *p, int64_t cid, const kj_verdict *v, const k
 		pga_dbl(&a, k->max_abs);
 		pga_dbl(&a, k->max_rel);
 		pga_dbl(&a, k->base_max_abs);
+		pga_str(&a, k->budget_metric);
+		pga_dbl(&a, k->tol_ratio);
+		if (isnan(k->base_tol_ratio))
+			pga_null(&a);
+		else
+			pga_dbl(&a, k->base_tol_ratio);
+		pga_dbl(&a, k->budget);
+		pga_i64(&a, k->budget_used ? 1 : 0);
 		rc = pg_do(p, sql_check, &a, err, "cannot write a verdict check");
 	}
 	return rc;
@@ -1022,9 +1031,10 @@ static const char sql_copy_shapes[] =
 	"FROM verdict_shapes WHERE candidate_id = $1 AND $3::bigint > 0";
 static const char sql_copy_checks[] =
 	"INSERT INTO verdict_checks (candidate_id, kind, bind, shape, seed_index, flavour, output, "
-	"pass, max_abs, max_rel, baseline_max_abs) SELECT $2, kind, bind, shape, seed_index, flavour, "
-	"output, pass, max_abs, max_rel, baseline_max_abs FROM verdict_checks WHERE candidate_id = $1 "
-	"AND $3::bigint > 0";
+	"pass, max_abs, max_rel, baseline_max_abs, budget_metric, tol_ratio, baseline_tol_ratio, budget, "
+	"budget_used) SELECT $2, kind, bind, shape, seed_index, flavour, output, pass, max_abs, max_rel, "
+	"baseline_max_abs, budget_metric, tol_ratio, baseline_tol_ratio, budget, budget_used "
+	"FROM verdict_checks WHERE candidate_id = $1 AND $3::bigint > 0";
 
 int pg_copy_verdict_tx(struct kj_pg *p, int64_t from, int64_t to, struct kj_err *err)
 {

@@ -245,3 +245,17 @@ CREATE TABLE run_jobs (
 CREATE INDEX run_jobs_open ON run_jobs(backend, id) WHERE state IN ('queued', 'running');
 CREATE INDEX run_jobs_run ON run_jobs(run_id, state);
 CREATE INDEX candidates_run_sha ON candidates(run_id, sha256);
+
+-- migrate: 4
+
+-- The error budget of each check (docs/verdict.md): the governing measure
+-- (elementwise, cos, l1, rmse), the candidate's and the eager baseline's
+-- distance on it over the declared limit, the limit applied (max(1, K x the
+-- baseline's); 1 where the declared tolerance governs), and whether the
+-- check passed only because of the budget.  Rows written before this step
+-- keep NULL ratios and budget_used 0.
+ALTER TABLE verdict_checks ADD COLUMN budget_metric TEXT NOT NULL DEFAULT '';
+ALTER TABLE verdict_checks ADD COLUMN tol_ratio REAL;
+ALTER TABLE verdict_checks ADD COLUMN baseline_tol_ratio REAL;
+ALTER TABLE verdict_checks ADD COLUMN budget REAL;
+ALTER TABLE verdict_checks ADD COLUMN budget_used INTEGER NOT NULL DEFAULT 0;

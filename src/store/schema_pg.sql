@@ -228,3 +228,12 @@ CREATE INDEX run_jobs_open ON run_jobs(backend, id) WHERE state IN ('queued', 'r
 CREATE INDEX run_jobs_run ON run_jobs(run_id, state);
 -- the copies of a verdict for a run's identical sources are found by source
 CREATE INDEX candidates_run_sha ON candidates(run_id, sha256);
+
+-- migrate: 4
+
+-- The error budget of each check (src/store/schema.sql step 4).
+ALTER TABLE verdict_checks ADD COLUMN budget_metric TEXT NOT NULL DEFAULT '';
+ALTER TABLE verdict_checks ADD COLUMN tol_ratio DOUBLE PRECISION;
+ALTER TABLE verdict_checks ADD COLUMN baseline_tol_ratio DOUBLE PRECISION;
+ALTER TABLE verdict_checks ADD COLUMN budget DOUBLE PRECISION;
+ALTER TABLE verdict_checks ADD COLUMN budget_used INTEGER NOT NULL DEFAULT 0;

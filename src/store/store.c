@@ -1,6 +1,7 @@
 /* The results store on SQLite: see include/kjudge/store.h and docs/store.md. */
 #include <assert.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -893,8 +894,9 @@ static int put_checks(kj_db *s, int64_t cid, const kj_verdict *v, const kj_task 
 	char shape[512];
 	int rc = prep(s->db,
 		      "INSERT INTO verdict_checks (candidate_id, kind, bind, shape, seed_index, flavour, "
-		      "output, pass, max_abs, max_rel, baseline_max_abs) VALUES "
-		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+		      "output, pass, max_abs, max_rel, baseline_max_abs, budget_metric, tol_ratio, "
+		      "baseline_tol_ratio, budget, budget_used) VALUES "
+		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 		      &st, err);
 	if (rc)
 		return rc;
@@ -918,6 +920,14 @@ static int put_checks(kj_db *s, int64_t cid, const kj_verdict *v, const kj_task 
 		sqlite3_bind_double(st, 9, k->max_abs);
 		sqlite3_bind_double(st, 10, k->max_rel);
 		sqlite3_bind_double(st, 11, k->base_max_abs);
+		bind_str(st, 12, k->budget_metric);
+		sqlite3_bind_double(st, 13, k->tol_ratio);
+		if (isnan(k->base_tol_ratio))
+			sqlite3_bind_null(st, 14);
+		else
+			sqlite3_bind_double(st, 14, k->base_tol_ratio);
+		sqlite3_bind_double(st, 15, k->budget);
+		sqlite3_bind_int(st, 16, k->budget_used ? 1 : 0);
 		rc = step_done(s->db, st, err, "cannot write a verdict check");
 	}
 	sqlite3_finalize(st);
@@ -1052,8 +1062,11 @@ static int copy_verdict(kj_db *s, int64_t from, int64_t to, struct kj_err *err)
 		"baseline_ms, speedup, sol_ms, sol_frac, iou, mfu, flops, bytes FROM verdict_shapes "
 		"WHERE candidate_id = ?1";
 	static const char copy_checks[] =
-		"INSERT INTO verdict_checks SELECT ?2, kind, bind, shape, seed_index, flavour, output, "
-		"pass, max_abs, max_rel, baseline_max_abs FROM verdict_checks WHERE candidate_id = ?1";
+		"INSERT INTO verdict_checks (candidate_id, kind, bind, shape, seed_index, flavour, output, "
+		"pass, max_abs, max_rel, baseline_max_abs, budget_metric, tol_ratio, baseline_tol_ratio, "
+		"budget, budget_used) SELECT ?2, kind, bind, shape, seed_index, flavour, output, pass, "
+		"max_abs, max_rel, baseline_max_abs, budget_metric, tol_ratio, baseline_tol_ratio, budget, "
+		"budget_used FROM verdict_checks WHERE candidate_id = ?1";
 	static const char *const sql[] = { copy_row, copy_shapes, copy_checks };
 	char ftask[256], fsha[65], ttask[256], tsha[65];
 	int64_t frun, trun;
@@ -1137,10 +1150,11 @@ void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len)
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->base_seed);
 	kj_sha256_hex(seed, strlen(seed), sh);
 	/* jail: verdicts of a judge with the sandbox (and its trusted timing)
-	 * are not mixed with older or unconfined ones */
-	snprintf(buf, len, "seeds=%d;perf=%d;timeout=%g;budget=%g;policy=%s;seed=%.12s;jail=%d", o->seeds,
-		 o->no_perf ? 0 : 1, o->call_timeout_s, o->perf_budget_s,
-		 o->policy == KJ_POLICY_STRICT ? "strict" : "flag", sh, o->unconfined ? 0 : 1);
+	 * are not mixed with older or unconfined ones; errbudget: nor those of a
+	 * judge without the error budget or with another multiple */
+	snprintf(buf, len, "seeds=%d;perf=%d;timeout=%g;budget=%g;policy=%s;seed=%.12s;jail=%d;errbudget=%g",
+		 o->seeds, o->no_perf ? 0 : 1, o->call_timeout_s, o->perf_budget_s,
+		 o->policy == KJ_POLICY_STRICT ? "strict" : "flag", sh, o->unconfined ? 0 : 1, KJ_BUDGET_MULT);
 	/* knobs: a verdict's speedups are against the baseline the knobs
 	 * select, so a default run reuses no verdict of a run with knobs set,
 	 * nor the other way round (a hash: the list can be long; knobs with

@@ -364,11 +364,16 @@ static void cpu_compare(int t, const void *gotbuf, const double *ref, size_t n, 
 			r = rr;
 		} else if (isnan(r) || isnan(gv)) {
 			bad = !(isnan(r) && isnan(gv));
+			st->nfbad += bad;
 		} else if (isinf(r) || isinf(gv)) {
 			bad = r != gv;
+			st->nfbad += bad;
 		} else {
-			double d = fabs(gv - r);
-			bad = !(d <= atol + rtol * fabs(r));
+			double d = fabs(gv - r), tl = atol + rtol * fabs(r);
+			double q = d == 0 ? 0 : tl > 0 ? d / tl : INFINITY;
+			bad = !(d <= tl);
+			if (q > st->ratio)
+				st->ratio = q;
 			if (d > st->max_abs)
 				st->max_abs = d;
 			if (r != 0 && d / fabs(r) > st->max_rel)
@@ -490,6 +495,9 @@ static void compare_case(int t, size_t n, int inject)
 		ok(rel_close(gc.max_abs, c.max_abs, 1e-12) && rel_close(gc.max_rel, c.max_rel, 1e-12),
 		   "compare %s: max_abs %.17g/%.17g, max_rel %.17g/%.17g", tname(t), gc.max_abs,
 		   c.max_abs, gc.max_rel, c.max_rel);
+		ok(gc.nfbad == c.nfbad && same(gc.ratio, c.ratio),
+		   "compare %s: the error budget's measures: nfbad %" PRId64 "/%" PRId64 ", ratio %.17g/%.17g",
+		   tname(t), gc.nfbad, c.nfbad, gc.ratio, c.ratio);
 		ok(rel_close(gc.dot, c.dot, 1e-9) && rel_close(gc.gg, c.gg, 1e-9) &&
 			   rel_close(gc.rr, c.rr, 1e-9) && rel_close(gc.l1num, c.l1num, 1e-9) &&
 			   rel_close(gc.l1den, c.l1den, 1e-9) && rel_close(gc.sq, c.sq, 1e-9),

@@ -70,6 +70,12 @@ static void fake_verdict(kj_verdict *v, const kj_task *t, const char *src, int d
 		v->checks[i].bind = dup_check ? 0 : i;
 		v->checks[i].pass = 1;
 		v->checks[i].max_abs = 0.5 * i;
+		/* check 1 passed on the error budget; check 0 has no baseline */
+		snprintf(v->checks[i].budget_metric, sizeof(v->checks[i].budget_metric), "elementwise");
+		v->checks[i].tol_ratio = i ? 2.5 : 0.5;
+		v->checks[i].base_tol_ratio = i ? 1.0 : NAN;
+		v->checks[i].budget = i ? 4.0 : 1.0;
+		v->checks[i].budget_used = i;
 		snprintf(v->checks[i].output, sizeof(v->checks[i].output), "y");
 	}
 	v->nperf = 2;
@@ -264,6 +270,11 @@ static void test_candidates_and_verdicts(const kj_task *t)
 	free(json);
 	is_int(q_int(s, "SELECT count(*) FROM verdict_shapes"), 2, "a shape row per timed bench shape");
 	is_int(q_int(s, "SELECT count(*) FROM verdict_checks"), 2, "a check row per comparison");
+	is_int(q_int(s, "SELECT count(*) FROM verdict_checks WHERE budget_used = 1 AND tol_ratio = 2.5 AND "
+			"baseline_tol_ratio = 1 AND budget = 4 AND budget_metric = 'elementwise'"), 1,
+	       "a check's error budget is stored: its ratio, the baseline's, the limit, budget_used");
+	is_int(q_int(s, "SELECT count(*) FROM verdict_checks WHERE budget_used = 0 AND baseline_tol_ratio IS NULL"), 1,
+	       "a check without a baseline ratio stores NULL");
 	str = q_str(s, "SELECT shape || '|' || kind FROM verdict_shapes ORDER BY bind LIMIT 1");
 	is_str(str, "B=64 D=64|bench", "shapes are named by their binding");
 	free(str);
@@ -304,6 +315,8 @@ static void test_candidates_and_verdicts(const kj_task *t)
 	}
 	is_int(q_int(s, "SELECT count(*) FROM verdict_shapes"), 4, "its shapes are copied");
 	is_int(q_int(s, "SELECT count(*) FROM verdict_checks"), 4, "its checks are copied");
+	is_int(q_int(s, "SELECT count(*) FROM verdict_checks WHERE budget_used = 1 AND budget = 4"), 2,
+	       "with their error budgets");
 	is_int(kj_store_copy_verdict(s, c2, c4, &err), 0, "a copy of a copy");
 	{
 		char sql[160];

@@ -20,8 +20,8 @@
 #define KJ_NONE 0xffffffffffffffffull
 
 struct cmp_part {
-	unsigned long long nbad, first_bad;
-	double max_abs, max_rel, dot, gg, rr, l1num, l1den, sq;
+	unsigned long long nbad, first_bad, nfbad;
+	double max_abs, max_rel, ratio, dot, gg, rr, l1num, l1den, sq;
 };
 
 struct cmp_result {
@@ -31,21 +31,24 @@ struct cmp_result {
 
 __device__ __forceinline__ void part_zero(cmp_part *p)
 {
-	p->nbad = 0;
+	p->nbad = p->nfbad = 0;
 	p->first_bad = KJ_NONE;
-	p->max_abs = p->max_rel = p->dot = p->gg = p->rr = p->l1num = p->l1den = p->sq = 0.0;
+	p->max_abs = p->max_rel = p->ratio = p->dot = p->gg = p->rr = p->l1num = p->l1den = p->sq = 0.0;
 }
 
 /* Merges q into p; every merge is in a fixed order, see the file comment. */
 __device__ __forceinline__ void part_merge(cmp_part *p, const cmp_part *q)
 {
 	p->nbad += q->nbad;
+	p->nfbad += q->nfbad;
 	if (q->first_bad < p->first_bad)
 		p->first_bad = q->first_bad;
 	if (q->max_abs > p->max_abs)
 		p->max_abs = q->max_abs;
 	if (q->max_rel > p->max_rel)
 		p->max_rel = q->max_rel;
+	if (q->ratio > p->ratio)
+		p->ratio = q->ratio;
 	p->dot = __dadd_rn(p->dot, q->dot);
 	p->gg = __dadd_rn(p->gg, q->gg);
 	p->rr = __dadd_rn(p->rr, q->rr);
@@ -58,9 +61,11 @@ __device__ __forceinline__ void part_shfl_down(cmp_part *q, const cmp_part *p, i
 {
 	const unsigned m = 0xffffffffu;
 	q->nbad = __shfl_down_sync(m, p->nbad, off);
+	q->nfbad = __shfl_down_sync(m, p->nfbad, off);
 	q->first_bad = __shfl_down_sync(m, p->first_bad, off);
 	q->max_abs = __shfl_down_sync(m, p->max_abs, off);
 	q->max_rel = __shfl_down_sync(m, p->max_rel, off);
+	q->ratio = __shfl_down_sync(m, p->ratio, off);
 	q->dot = __shfl_down_sync(m, p->dot, off);
 	q->gg = __shfl_down_sync(m, p->gg, off);
 	q->rr = __shfl_down_sync(m, p->rr, off);
@@ -97,7 +102,8 @@ __device__ void block_reduce(cmp_part *p)
 }
 
 /* Element i as compare() sees it: g, and r rounded to the dtype for
- * integers.  Returns 1 when the element fails. */
+ * integers.  Returns 0 when the element passes, 1 when it fails, 2 when it
+ * fails on a NaN/Inf disagreement (a float element; counted in nfbad). */
 template <int T>
 __device__ __forceinline__ int cmp_elem(const void *got, const double *ref, size_t i, double atol,
 					double rtol, double *gp, double *rp, cmp_part *p)
@@ -120,13 +126,17 @@ __device__ __forceinline__ int cmp_elem(const void *got, const double *ref, size
 				p->max_abs = d;
 		}
 	} else if (isnan(r) || isnan(g)) {
-		bad = !(isnan(r) && isnan(g));
+		bad = isnan(r) && isnan(g) ? 0 : 2;
 	} else if (isinf(r) || isinf(g)) {
-		bad = r != g;
+		bad = r != g ? 2 : 0;
 	} else {
-		double d = fabs(__dsub_rn(g, r)), ar = fabs(r);
-		bad = !(d <= __dadd_rn(atol, __dmul_rn(rtol, ar)));
+		double d = fabs(__dsub_rn(g, r)), ar = fabs(r), tl = __dadd_rn(atol, __dmul_rn(rtol, ar));
+		bad = !(d <= tl);
 		if (p) {
+			/* the worst error over the tolerance, as compare() computes it */
+			double q = d == 0 ? 0.0 : tl > 0 ? __ddiv_rn(d, tl) : __longlong_as_double(0x7ff0000000000000ll);
+			if (q > p->ratio)
+				p->ratio = q;
 			if (d > p->max_abs)
 				p->max_abs = d;
 			if (r != 0 && __ddiv_rn(d, ar) > p->max_rel)
@@ -155,8 +165,10 @@ __global__ void cmp_kernel(const void *got, const double *ref, size_t n, double 
 
 	part_zero(&p);
 	for (; i < n; i += stride) {
-		if (cmp_elem<T>(got, ref, i, atol, rtol, &g, &r, &p)) {
+		int bad = cmp_elem<T>(got, ref, i, atol, rtol, &g, &r, &p);
+		if (bad) {
 			p.nbad++;
+			p.nfbad += bad == 2;
 			if (p.first_bad == KJ_NONE)
 				p.first_bad = i;
 		}
@@ -251,11 +263,13 @@ extern "C" int kj_gpu_compare(kj_gpu *g, kj_dtype t, const void *got, const doub
 	KJ_CUDA_CHECK(err, cudaMemcpyAsync(&h, res, sizeof(h), cudaMemcpyDeviceToHost, g->stream));
 	KJ_CUDA_CHECK(err, cudaStreamSynchronize(g->stream));
 	out->nbad = (int64_t)h.p.nbad;
+	out->nfbad = (int64_t)h.p.nfbad;
 	out->first_bad = h.p.first_bad == KJ_NONE ? -1 : (int64_t)h.p.first_bad;
 	out->expected = h.expected;
 	out->got = h.got;
 	out->max_abs = h.p.max_abs;
 	out->max_rel = h.p.max_rel;
+	out->ratio = h.p.ratio;
 	out->dot = h.p.dot;
 	out->gg = h.p.gg;
 	out->rr = h.p.rr;
