@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "kjudge/gpu_state.h"
 #include "kjudge/compile.h"
 #include "kjudge/err.h"
 #include "kjudge/gpu.h"
@@ -53,6 +54,9 @@ enum kj_flag {
 	KJ_FLAG_UNCONFINED = 1 << 6,           /* judged outside the sandbox (--unsafe-no-sandbox,
 						* KJUDGE_PROFILE=1) or with the seccomp survey */
 	KJ_FLAG_BUDGET = 1 << 7,               /* a check passed only within the error budget */
+	KJ_FLAG_GPU_DRIFT = 1 << 8,            /* the GPU's settings changed, or its clocks were cut for
+						* heat or a hardware slowdown, between the start and the end
+						* of the judgement (kj_gpu_state_drift) */
 };
 
 /* The error budget (docs/verdict.md): an output passes when its distance
@@ -153,6 +157,14 @@ typedef struct kj_verdict {
 	char limits[512];    /* the compiler's and the worker's limits that the caller's hard
 			      * limits lowered ("compile: RLIMIT_AS 4096 MiB (kjudge asks 8192
 			      * MiB)"), "" when none */
+	char version[64];     /* kj_version() of the judge */
+	char baseline_id[96]; /* GPU backends: the harness and the hash of the baseline's sources
+			       * (what the baseline-timing cache is keyed by), else "" */
+	int gpu_states;       /* GPU backends: the readings of the GPU's state held: 1 at the
+			       * start, 2 at the start and the end; 0 when NVML could not say */
+	kj_gpu_state gpu_start, gpu_end;
+	char gpu_drift[256];  /* why KJ_FLAG_GPU_DRIFT was set, else "" */
+	char gpu_state_err[256]; /* why there is no reading (NVML missing), else "" */
 } kj_verdict;
 
 void kj_verdict_init(kj_verdict *v);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "kjudge/version.h"
 #include "kjudge/fsutil.h"
 
 static char root_dir[PATH_MAX], bin_dir[PATH_MAX];
@@ -501,7 +502,7 @@ int main(int argc, char **argv)
 		return KJ_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		puts("kjudge 0.1");
+		printf("kjudge %s\n", kj_version());
 		return KJ_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

@@ -7,6 +7,7 @@
  * compared against the judge's pristine copies after every call; times come
  * from the judge's clock minus the measured round trip of an empty call.
  */
+#include "kjudge/version.h"
 #include "kjudge/judge.h"
 
 #include <errno.h>
@@ -63,7 +64,7 @@ void kj_flags_str(unsigned flags, char *buf, size_t len)
 {
 	static const char *const names[] = { "fallback", "faster_than_roofline", "unstable_timing",
 					     "output_truncated", "baseline_out_of_tolerance", "timing_gap",
-					     "unconfined", "tolerance_budget" };
+					     "unconfined", "tolerance_budget", "gpu_drift" };
 	size_t off = 0;
 	buf[0] = 0;
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++)
@@ -74,6 +75,7 @@ void kj_flags_str(unsigned flags, char *buf, size_t len)
 void kj_verdict_init(kj_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
+	snprintf(v->version, sizeof(v->version), "%s", kj_version());
 }
 
 void kj_verdict_release(kj_verdict *v)
@@ -779,6 +781,17 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		}
 		gi = kj_gpu_get_info(j.gpu);
 		snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
+		kjj_gpu_baseline_id(v->baseline_id, sizeof(v->baseline_id));
+		{
+			/* the GPU's clocks, power, temperature and settings now
+			 * and at the end: what its times mean */
+			struct kj_err se;
+			kj_err_init(&se);
+			if (kj_gpu_state_read(gi->uuid, &v->gpu_start, &se) == 0)
+				v->gpu_states = 1;
+			else
+				snprintf(v->gpu_state_err, sizeof(v->gpu_state_err), "%s", se.msg);
+		}
 		if (kj_calib_load(o->cache_dir, gi->uuid, &calib) == 0) {
 			j.calib = &calib;
 		} else {
@@ -931,6 +944,11 @@ out:
 		kjj_gpu_release(&j);
 		if (!o->gpu)
 			kj_gpu_close(j.gpu);
+	}
+	if (v->gpu_states == 1 && kj_gpu_state_read(v->gpu_start.uuid, &v->gpu_end, NULL) == 0) {
+		v->gpu_states = 2;
+		if (kj_gpu_state_drift(&v->gpu_start, &v->gpu_end, v->gpu_drift, sizeof(v->gpu_drift)))
+			v->flags |= KJ_FLAG_GPU_DRIFT;
 	}
 	if (scratch[0] && !o->scratch_dir)
 		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -52,6 +52,11 @@
  * baseline kernel that changed is timed again, not read back from the
  * cache of an older build. */
 #define KJ_HARNESS_VERSION "kjudge-cuda-harness-3"
+
+void kjj_gpu_baseline_id(char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", KJ_HARNESS_VERSION, KJ_BASELINE_ID);
+}
 #define FLOOR_REPS 15
 /* The train (gpu_train) for calls shorter than TRAIN_MS by the judge's own
  * per-call bound: enough calls for TRAIN_MS in all, at most TRAIN_MAX_REPS

@@ -146,6 +146,8 @@ struct kjj_track {
 
 extern const struct kjj_track kjj_track_cpu;
 extern const struct kjj_track kjj_track_cuda;
+/* the CUDA baseline's identity: its harness and the hash of its sources */
+void kjj_gpu_baseline_id(char *out, size_t len);
 
 struct kjj_base_time {
 	int have;

@@ -58,6 +58,34 @@ static const char *bind_kind(const kj_binding *b)
 	return b->bench == 0 ? "check" : b->bench == 1 ? "bench" : "bench_cpu";
 }
 
+
+/* The GPU's state at the start and the end of the judgement: null on the
+ * CPU track; {"error"} when NVML could not say. */
+static json_t *gpu_state_json(const kj_verdict *v)
+{
+	char txt[1024];
+	json_t *o, *x;
+	if (!v->gpu_states && !v->gpu_state_err[0])
+		return json_null();
+	o = json_object();
+	if (!v->gpu_states) {
+		json_object_set_new(o, "error", safe_string(v->gpu_state_err));
+		return o;
+	}
+	kj_gpu_state_json(&v->gpu_start, txt, sizeof(txt));
+	x = json_loads(txt, 0, NULL);
+	json_object_set_new(o, "start", x ? x : json_null());
+	if (v->gpu_states > 1) {
+		kj_gpu_state_json(&v->gpu_end, txt, sizeof(txt));
+		x = json_loads(txt, 0, NULL);
+	} else {
+		x = NULL;
+	}
+	json_object_set_new(o, "end", x ? x : json_null());
+	json_object_set_new(o, "drift", v->gpu_drift[0] ? safe_string(v->gpu_drift) : json_null());
+	return o;
+}
+
 json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 {
 	json_t *o = json_object(), *flags = json_array(), *checks = json_array(),
@@ -169,6 +197,9 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	json_object_set_new(o, "stage_seconds", stages);
 	json_object_set_new(o, "total_seconds", json_real(v->total_s));
 	json_object_set_new(o, "device", json_string(v->device));
+	json_object_set_new(o, "kjudge_version", json_string(v->version));
+	json_object_set_new(o, "baseline_id", v->baseline_id[0] ? json_string(v->baseline_id) : json_null());
+	json_object_set_new(o, "gpu_state", gpu_state_json(v));
 	json_object_set_new(o, "worker_log", safe_string(v->worker_log ? v->worker_log : ""));
 	json_object_set_new(o, "worker_log_bytes", json_integer((json_int_t)v->worker_log_total));
 	return o;

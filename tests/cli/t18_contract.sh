@@ -68,4 +68,13 @@ expect_success "a token whose name is not UTF-8 keeps its row in token list --js
 	"$KJ" serve token list --json --db "$TMP/tok.sqlite" >"$TMP/tl.json" && cat "$TMP/tl.json" &&
 	test "$(perl -MJSON::PP -e "local \$/; print scalar @{JSON::PP->new->decode(<STDIN>)->{tokens}}" <"$TMP/tl.json")" = 2'
 
+expect_success "a verdict names the kjudge that judged it (kjudge --version); on the CPU track no baseline id and no GPU state" '
+	"$KJ" eval --json --backend cpu --no-perf level1/relu "$RELU" >"$TMP/v.json"
+	ver=$("$KJ" --version); echo "$ver / $(json_get "$TMP/v.json" kjudge_version)"
+	case $ver in "kjudge 0."[0-9]*) ;; *) false ;; esac &&
+	test "kjudge $(json_get "$TMP/v.json" kjudge_version)" = "$ver" &&
+	perl -MJSON::PP -e "local \$/; my \$v = JSON::PP->new->decode(<STDIN>);
+		exit(exists \$v->{baseline_id} && !defined \$v->{baseline_id} &&
+		     exists \$v->{gpu_state} && !defined \$v->{gpu_state} ? 0 : 1)" <"$TMP/v.json"'
+
 done_testing
