@@ -279,7 +279,17 @@ static void str(const char *s, char *out, size_t len)
 
 size_t kj_gpu_state_json(const kj_gpu_state *st, char *out, size_t len)
 {
-	char b[16][24], u[64], dv[64], rs[160], rsj[176];
+	char b[16][24], u[64], dv[64], rs[160], rsj[176], at[40];
+	time_t sec = (time_t)st->at;
+	struct tm tm;
+	/* when: UTC to the millisecond (a number this large would lose its
+	 * fraction to a JSON writer's default precision) */
+	if (gmtime_r(&sec, &tm))
+		snprintf(at, sizeof(at), "\"%04d-%02d-%02dT%02d:%02d:%02d.%03dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
+			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+			 (int)((st->at - (double)sec) * 1000) % 1000);
+	else
+		snprintf(at, sizeof(at), "null");
 	kj_gpu_state_reasons(st->reasons, rs, sizeof(rs));
 	str(st->uuid, u, sizeof(u));
 	str(st->driver, dv, sizeof(dv));
@@ -289,11 +299,11 @@ size_t kj_gpu_state_json(const kj_gpu_state *st, char *out, size_t len)
 		"{\"uuid\": %s, \"driver\": %s, \"sm_mhz\": %s, \"mem_mhz\": %s, \"sm_max_mhz\": %s, "
 		"\"mem_max_mhz\": %s, \"app_sm_mhz\": %s, \"app_mem_mhz\": %s, \"power_limit_w\": %s, "
 		"\"power_w\": %s, \"temp_c\": %s, \"temp_slowdown_c\": %s, \"ecc\": %s, \"mig\": %s, "
-		"\"persistence\": %s, \"clock_reasons\": %s, \"at\": %.3f}",
+		"\"persistence\": %s, \"clock_reasons\": %s, \"at\": %s}",
 		u, st->driver[0] ? dv : "null", num(st->sm_mhz, b[0], 24), num(st->mem_mhz, b[1], 24),
 		num(st->sm_max_mhz, b[2], 24), num(st->mem_max_mhz, b[3], 24), num(st->app_sm_mhz, b[4], 24),
 		num(st->app_mem_mhz, b[5], 24), num(st->power_limit_w, b[6], 24), num(st->power_w, b[7], 24),
 		num(st->temp_c, b[8], 24), num(st->temp_slowdown_c, b[9], 24),
 		st->ecc < 0 ? "null" : st->ecc ? "true" : "false", st->mig < 0 ? "null" : st->mig ? "true" : "false",
-		st->persistence < 0 ? "null" : st->persistence ? "true" : "false", rsj, st->at);
+		st->persistence < 0 ? "null" : st->persistence ? "true" : "false", rsj, at);
 }

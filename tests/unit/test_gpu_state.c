@@ -117,6 +117,11 @@ int main(void)
 	ok(j && json_is_true(json_object_get(j, "ecc")), "ecc is true");
 	is_str(j ? json_string_value(json_object_get(j, "clock_reasons")) : "", "sw_power_cap", "reasons as words");
 	is_str(j ? json_string_value(json_object_get(j, "uuid")) : "", "GPU-fake-0001", "uuid");
+	{
+		const char *at = j ? json_string_value(json_object_get(j, "at")) : NULL;
+		ok(at && strlen(at) == 24 && at[4] == '-' && at[10] == 'T' && at[19] == '.' && at[23] == 'Z',
+		   "at: UTC to the millisecond (%s)", at ? at : "missing");
+	}
 	json_decref(j);
 
 	kj_gpu_state_reasons(0, rs, sizeof(rs));
