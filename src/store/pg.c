@@ -1293,11 +1293,13 @@ static int pgs_read_run(kj_db *d, const char *run, const struct kj_store_reader 
 		UNLOCK(p);
 		return rc;
 	}
-	p->in_tx += own;
-	rc = read_run_rows(p, run, rd, ctx, err);
-	p->in_tx -= own;
 	if (own)
+		p->in_tx = 1; /* no reconnect inside the snapshot */
+	rc = read_run_rows(p, run, rd, ctx, err);
+	if (own) {
 		pg_exec(p, rc ? "ROLLBACK" : "COMMIT", NULL);
+		p->in_tx = 0;
+	}
 	UNLOCK(p);
 	return rc;
 }

@@ -1,19 +1,20 @@
 /*
  * Internal to the store: the table of functions each backend fills, and the
- * kj_db they all start with.  store.c (the public API of
- * include/kjudge/store.h) checks the arguments every backend shares, picks a
- * backend once in kj_store_open() from the path (a file: SQLite,
- * store_sqlite.c and queue.c; postgresql://: PostgreSQL, pg.c and
- * queue_pg.c), and from then on hands every call to s->ops.  No other file
- * asks which backend a store is.
+ * kj_db they all start with.  store.c and queue.c (the public API of
+ * include/kjudge/store.h) check the arguments every backend shares;
+ * kj_store_open() and kj_store_open_readonly() pick a backend once from the
+ * path (a file: SQLite, store_sqlite.c and queue_sqlite.c; postgresql://:
+ * PostgreSQL, pg.c and queue_pg.c, with cluster.c), and from then on every
+ * call goes to s->ops (s->ops->queue for the job queue).  No other file asks
+ * which backend a store is.
  *
  * A backend's handle starts with a struct kj_db (struct kj_sqlite,
  * struct kj_pg), so that a backend turns the kj_db it is given back into
  * its own handle with a cast.  Every entry has the contract of its public
  * function (return codes, messages in *err, one transaction per write,
- * savepoints inside kj_store_begin(), the backend's lock held for the whole
- * call); where an entry differs from the public function its comment says
- * how.
+ * savepoints inside kj_store_begin(), the store's lock held for the whole
+ * call where store.h says so); where an entry differs from the public
+ * function its comment says how.
  */
 #ifndef KJ_STORE_INT_H
 #define KJ_STORE_INT_H

@@ -6,9 +6,7 @@
  * written (an archive, a shared results folder) cannot get the WAL index file
  * a reader needs, and is then read as an immutable file, which is what it is.
  */
-#include <assert.h>
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
