@@ -110,7 +110,7 @@ int kj_cluster_counts(kj_db *s, int64_t run_id, const char *backend,
 /* Copies run `run` of a PostgreSQL store, with the rows its reports read
  * (tasks, devices, calibrations, candidates, verdicts and their shapes and
  * checks, baselines, judgements; ids kept), into a new SQLite store at
- * sqlite_path, so that the unchanged report code (kj_score_load) reads it.
+ * sqlite_path: an archive of the run (reports read PostgreSQL directly).
  * Returns 0, KJ_E_NOTFOUND (no such run), KJ_E_UNSUPPORTED (s is SQLite) or
  * KJ_E_IO. */
 int kj_store_export_sqlite(kj_db *s, const char *run, const char *sqlite_path,

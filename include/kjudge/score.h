@@ -133,11 +133,13 @@ typedef struct kj_score_run {
 	int ndevices;
 } kj_score_run;
 
-/* Reads run `run` from the store database at db_path, opened read-only, with
- * no migration and no write of any kind: a store on read-only media or in a
- * folder the caller cannot write is read as an immutable file.  Returns 0 with
- * *out set, KJ_E_IO (cannot open, not a kjudge store), KJ_E_NOTFOUND ("no run
- * 'x' in FILE") or KJ_E_NOMEM. */
+/* Reads run `run` from the store at db_path (a SQLite file or a
+ * postgresql:// URL) through the store's API, opened read-only
+ * (kj_store_open_readonly), with no migration and no write of any kind: a
+ * SQLite store on read-only media or in a folder the caller cannot write is
+ * read as an immutable file.  r->db_path is db_path without a URL's password.
+ * Returns 0 with *out set, KJ_E_IO (cannot open, not a kjudge store),
+ * KJ_E_NOTFOUND ("no run 'x' in FILE") or KJ_E_NOMEM. */
 int kj_score_load(const char *db_path, const char *run, kj_score_run **out, struct kj_err *err);
 void kj_score_run_free(kj_score_run *r);
 

@@ -1,10 +1,13 @@
 /*
- * The results store: one SQLite database (WAL mode) holding runs, candidates,
- * verdicts (with per-shape timings and per-seed checks), devices,
- * calibrations, baselines and a log of judgements.  The schema is
- * src/store/schema.sql, applied as numbered migration steps on open; the
- * tables are described in docs/store.md.  `kjudge run` writes it, reports read
- * it (through the C API or plain SQL on kj_store_sqlite()).
+ * The results store: one database, SQLite (a file, WAL mode) or PostgreSQL
+ * (a postgresql:// URL), holding runs, candidates, verdicts (with per-shape
+ * timings and per-seed checks), devices, calibrations, baselines and a log of
+ * judgements.  The schema is src/store/schema.sql (schema_pg.sql), applied as
+ * numbered migration steps on open; the tables are described in
+ * docs/store.md.  `kjudge run` writes it, reports read it through this API
+ * (kj_store_read_run); no module outside src/store runs SQL on it.  Every
+ * function has the same contract on both backends (src/store/store_int.h
+ * says how they are organised).
  *
  * Every write is one transaction (a SAVEPOINT, so it nests inside
  * kj_store_begin()), so a crash at any point leaves whole candidates and whole
@@ -38,22 +41,27 @@ struct sqlite3;
 /* The number of migration steps in this binary's schema. */
 int kj_store_schema_latest(void);
 
-/* Opens (creating when missing) the database at path, sets WAL mode, a busy
- * timeout of 10 s and foreign keys, and applies every migration step above
- * its user_version, each in one transaction.  Returns 0 with *out set, or
- * KJ_E_IO (cannot open, not a database, read-only), KJ_E_UNSUPPORTED (written
- * by a newer kjudge: user_version above kj_store_schema_latest()) or KJ_E_NOMEM. */
+/* Opens the store at path: a postgresql:// (or postgres://) URL is a
+ * PostgreSQL database, anything else a SQLite file, opened (created when
+ * missing) with WAL mode, a busy timeout of 10 s and foreign keys.  Every
+ * migration step above the database's version is applied, each in one
+ * transaction.  Returns 0 with *out set, or KJ_E_IO (cannot open, not a
+ * database, read-only), KJ_E_UNSUPPORTED (written by a newer kjudge: a
+ * version above kj_store_schema_latest()) or KJ_E_NOMEM. */
 int kj_store_open(const char *path, kj_db **out, struct kj_err *err);
-/* Opens a PostgreSQL store (a postgresql:// URL) for reading only: no
- * migration, every transaction read-only (reports: kj_store_export_sqlite).
- * Returns 0, KJ_E_USAGE (not a URL: SQLite stores are read by
- * kj_score_load), KJ_E_IO (cannot connect, not a kjudge store),
- * KJ_E_UNSUPPORTED (a newer schema) or KJ_E_NOMEM. */
-int kj_store_open_readonly(const char *url, kj_db **out, struct kj_err *err);
+/* Opens the store at path (a file or a URL, as kj_store_open) for reading
+ * only (reports): never created, migrated or written.  A SQLite file is
+ * opened with mode=ro, or as an immutable file when its folder cannot be
+ * written and no write-ahead log holds commits; on PostgreSQL every
+ * transaction is read-only.  An older schema is read as it is.  Returns 0,
+ * KJ_E_IO (missing, cannot open or connect, not a kjudge store),
+ * KJ_E_UNSUPPORTED (a newer schema, PostgreSQL) or KJ_E_NOMEM. */
+int kj_store_open_readonly(const char *path, kj_db **out, struct kj_err *err);
 /* Closes the database; an open kj_store_begin() is rolled back.  NULL is fine. */
 void kj_store_close(kj_db *s);
-/* The SQLite handle, for read queries (reports).  Owned by the store; use it
- * only from one thread at a time and never for writes that span calls. */
+/* The SQLite handle, for tests and tools (NULL on PostgreSQL).  Owned by the
+ * store; use it only from one thread at a time and never for writes that span
+ * calls. */
 struct sqlite3 *kj_store_sqlite(kj_db *s);
 /* The database's PRAGMA user_version, or a negative KJ_E_* code. */
 int kj_store_schema_version(kj_db *s, struct kj_err *err);
@@ -187,6 +195,83 @@ struct kj_store_counts {
 };
 int kj_store_run_counts(kj_db *s, int64_t run_id, struct kj_store_counts *c,
 			struct kj_err *err);
+
+/* ---- reading a run (reports: src/score/load.c) ---------------------------
+ *
+ * kj_store_read_run() reads run `run` in one read transaction (one snapshot,
+ * even while writers commit) and hands its rows to the reader's callbacks in
+ * this order: run (once), cand (every candidate, by id), shape (every
+ * verdict_shapes row of the run's candidates, by candidate and bind), calib
+ * (the newest calibration of each device that judged a verdict of the run,
+ * by device id), device (each such device with its verdict count, by id),
+ * span (once).  A callback may be NULL; one returning non-zero stops the read
+ * and its value is returned.  Every pointer in a row is valid only during
+ * the callback; NULL text columns are "", NULL numbers NAN.  The store's lock
+ * is held during the callbacks: they must not call the store.  Returns 0,
+ * a callback's value, KJ_E_NOTFOUND ("no run 'x' in 'where'") or KJ_E_IO. */
+struct kj_store_run_row {
+	int64_t id;
+	const char *name, *backend, *created, *spec, *settings, *version;
+};
+struct kj_store_cand_row {
+	int64_t id, parent_id;     /* parent_id 0: none */
+	const char *task, *model, *method, *sha256, *path;
+	const char *source;
+	size_t source_len;
+	int level;                 /* the tasks row's (0, "" when the task has none) */
+	const char *category, *dtype;
+	int sample, round;
+	int judged;                /* 1: it has a verdict; the fields below are its */
+	const char *status, *stage, *reason, *flags, *judged_at, *cache_key;
+	double speedup;            /* NAN: not timed */
+	const char *json;          /* the kjudge.verdict/1 text; NULL without a verdict */
+};
+struct kj_store_shape_row {
+	int64_t candidate_id;
+	double weight, ms, iqr_ms, speedup, sol_ms, sol_frac, iou, mfu, flops, bytes;
+};
+struct kj_store_calib_row {
+	const char *name, *uuid;   /* the device's */
+	double copy_gbs;
+	const char *rates;         /* JSON object text */
+	const char *created;
+};
+struct kj_store_device_row {
+	const char *name, *uuid, *arch;
+	int verdicts;              /* the run's verdicts judged on it */
+};
+struct kj_store_span_row {
+	const char *first_judged, *last_judged; /* "" when no verdict */
+	int settings;              /* distinct cache_keys among the run's verdicts */
+};
+struct kj_store_reader {
+	int (*run)(void *ctx, const struct kj_store_run_row *r);
+	int (*cand)(void *ctx, const struct kj_store_cand_row *c);
+	int (*shape)(void *ctx, const struct kj_store_shape_row *s);
+	int (*calib)(void *ctx, const struct kj_store_calib_row *c);
+	int (*device)(void *ctx, const struct kj_store_device_row *d);
+	int (*span)(void *ctx, const struct kj_store_span_row *s);
+};
+int kj_store_read_run(kj_db *s, const char *run, const struct kj_store_reader *rd, void *ctx,
+		      struct kj_err *err);
+
+/* One stored attempt of a refinement chain (kj_store_attempts). */
+struct kj_store_attempt {
+	int64_t id;
+	int round;
+	const char *method, *sha256;
+	const char *source;
+	size_t source_len;
+	const char *json;          /* the verdict's text; NULL: stored but not judged */
+};
+/* Calls fn for every candidate of the run with this model, task and sample,
+ * by round, with its verdict when it has one (refine's resume).  fn returns
+ * 0 to go on, anything else stops and is returned; the pointers are valid
+ * during the call, with the store's lock held (fn must not call the store).
+ * Returns 0, fn's value or KJ_E_IO. */
+int kj_store_attempts(kj_db *s, int64_t run_id, const char *model, const char *task, int sample,
+		      int (*fn)(void *ctx, const struct kj_store_attempt *a), void *ctx,
+		      struct kj_err *err);
 
 /* ==== job queue (kjudge serve; src/store/queue.c, queue_pg.c) =============
  *

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "kjudge/cluster.h"
 #include "kjudge/report.h"
 #include "kjudge/score.h"
 #include "kjudge/trace.h"
@@ -36,59 +35,12 @@ static int emit(const char *cmd, const char *text, const char *path)
 	return KJ_EXIT_OK;
 }
 
-/* A run of a PostgreSQL store is copied into a temporary SQLite store first
- * (kj_store_export_sqlite), so that one report code reads both backends. */
-static int load_pg(const char *cmd, const char *db, const char *run, kj_score_run **r)
-{
-	const char *tmp = getenv("TMPDIR");
-	char path[4096], side[4200];
-	struct kj_err err;
-	kj_db *s = NULL;
-	int fd, rc;
-	kj_err_init(&err);
-	snprintf(path, sizeof(path), "%s/kjudge-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if ((fd = mkstemp(path)) < 0) {
-		fprintf(stderr, "kjudge %s: cannot create a temporary file in %s\n", cmd,
-			tmp && *tmp ? tmp : "/tmp");
-		return KJ_EXIT_FAIL;
-	}
-	close(fd);
-	/* read-only: a report never migrates or writes the shared store */
-	rc = kj_store_open_readonly(db, &s, &err);
-	if (!rc)
-		rc = kj_store_export_sqlite(s, run, path, &err);
-	if (!rc)
-		rc = kj_score_load(path, run, r, &err);
-	if (!rc) {
-		/* the manifest names the store read, not the temporary copy */
-		char shown[1024], *name;
-		int v = kj_store_schema_version(s, &err);
-		kj_store_redact(db, shown, sizeof(shown));
-		if ((name = strdup(shown))) {
-			free((*r)->db_path);
-			(*r)->db_path = name;
-		}
-		(*r)->schema_version = v > 0 ? v : 0;
-	}
-	kj_store_close(s);
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
-	if (rc) {
-		fprintf(stderr, "kjudge %s: %s\n", cmd, err.msg);
-		return KJ_EXIT_FAIL;
-	}
-	return KJ_EXIT_OK;
-}
-
+/* A SQLite file or a postgresql:// store: kj_score_load reads both through
+ * the store's API, opened read-only. */
 static int load(const char *cmd, const char *db, const char *run, kj_score_run **r)
 {
 	char buf[4096];
 	struct kj_err err;
-	if (db && kj_store_is_url(db))
-		return load_pg(cmd, db, run, r);
 	kj_err_init(&err);
 	if (kj_score_load(db_of(db, run, buf, sizeof(buf)), run, r, &err)) {
 		fprintf(stderr, "kjudge %s: %s\n", cmd, err.msg);

@@ -17,7 +17,6 @@
  */
 #include <jansson.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,66 +273,52 @@ static void rows_free(struct row *v, int n)
 	free(v);
 }
 
+struct rows {
+	struct row *v;
+	int n;
+};
+
+/* Rounds 0, 1, 2... up to the first gap (the callback's positive stop). */
+static int on_attempt(void *ctx, const struct kj_store_attempt *at)
+{
+	struct rows *rs = ctx;
+	struct row *nv, *r;
+	if (at->round != rs->n)
+		return 1;
+	if (!(nv = realloc(rs->v, (size_t)(rs->n + 1) * sizeof(*nv))))
+		return KJ_E_NOMEM;
+	rs->v = nv;
+	r = &rs->v[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->a.id = at->id;
+	r->a.round = at->round;
+	r->a.len = at->source_len;
+	r->restart = !strcmp(at->method, "refine-restart");
+	snprintf(r->sha, sizeof(r->sha), "%s", at->sha256);
+	if (!(r->a.source = malloc(r->a.len + 1)) || (at->json && !(r->a.json = strdup(at->json))))
+		return KJ_E_NOMEM;
+	if (r->a.len)
+		memcpy(r->a.source, at->source, r->a.len);
+	r->a.source[r->a.len] = 0;
+	return 0;
+}
+
 /* The stored attempts of chain c, rounds 0, 1, 2... up to the first gap. */
 static int read_rows(const struct kj_refine_opts *o, const struct chain *c, struct row **out, int *n,
 		     struct kj_err *err)
 {
-	sqlite3 *db = kj_store_sqlite(o->db);
-	sqlite3_stmt *q = NULL;
-	struct row *v = NULL;
-	int cnt = 0, rc = 0, src;
+	struct rows rs = { NULL, 0 };
+	int rc = kj_store_attempts(o->db, o->run_id, o->model, c->t->id, c->sample, on_attempt, &rs, err);
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT c.id, c.round, c.method, c.source, c.sha256, v.json FROM candidates c "
-			       "LEFT JOIN verdicts v ON v.candidate_id = c.id WHERE c.run_id = ?1 AND "
-			       "c.model = ?2 AND c.task = ?3 AND c.sample = ?4 ORDER BY c.round",
-			       -1, &q, NULL) != SQLITE_OK)
-		return kj_err_set(err, KJ_E_IO, "cannot read the run's attempts: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(q, 1, o->run_id);
-	sqlite3_bind_text(q, 2, o->model, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 3, c->t->id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 4, c->sample);
-	while ((src = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *method = (const char *)sqlite3_column_text(q, 2);
-		const void *source = sqlite3_column_blob(q, 3);
-		const char *sha = (const char *)sqlite3_column_text(q, 4);
-		struct row *nv, *r;
-		if (sqlite3_column_int(q, 1) != cnt)
-			break;
-		if (!(nv = realloc(v, (size_t)(cnt + 1) * sizeof(*v)))) {
-			rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
-			break;
-		}
-		v = nv;
-		r = &v[cnt];
-		memset(r, 0, sizeof(*r));
-		r->a.id = sqlite3_column_int64(q, 0);
-		r->a.round = cnt;
-		r->a.len = (size_t)sqlite3_column_bytes(q, 3);
-		r->a.source = malloc(r->a.len + 1);
-		r->restart = method && !strcmp(method, "refine-restart");
-		snprintf(r->sha, sizeof(r->sha), "%s", sha ? sha : "");
-		if (sqlite3_column_type(q, 5) != SQLITE_NULL)
-			r->a.json = strdup((const char *)sqlite3_column_text(q, 5));
-		cnt++;
-		if (!r->a.source || (sqlite3_column_type(q, 5) != SQLITE_NULL && !r->a.json)) {
-			rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
-			break;
-		}
-		if (r->a.len)
-			memcpy(r->a.source, source, r->a.len);
-		r->a.source[r->a.len] = 0;
-	}
-	if (!rc && src != SQLITE_ROW && src != SQLITE_DONE)
-		rc = kj_err_set(err, KJ_E_IO, "cannot read the run's attempts: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(q);
-	if (rc) {
-		rows_free(v, cnt);
+	if (rc == KJ_E_NOMEM)
+		kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	if (rc < 0) {
+		rows_free(rs.v, rs.n);
 		return rc;
 	}
-	*out = v;
-	*n = cnt;
+	*out = rs.v;
+	*n = rs.n;
 	return 0;
 }
 

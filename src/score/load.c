@@ -1,73 +1,22 @@
 /*
- * Reads one run from a results store (docs/store.md) with the SQLite C API,
- * read-only: a report may run while `kjudge run` writes (WAL readers never
- * block the writer), and it never changes the database: no migration, no
- * journal mode change.  A store whose folder cannot be written (an archive, a
- * shared results folder) cannot get the WAL index file a reader needs; it is
- * then read as an immutable file, which is what it is.
+ * Reads one run from a results store (docs/store.md) through the store's
+ * API (kj_store_read_run), on either backend: SQLite or PostgreSQL.  The
+ * store is opened read-only (kj_store_open_readonly): a report may run while
+ * `kjudge run` writes, and it never changes the database: no migration, no
+ * journal mode change; a SQLite store whose folder cannot be written is read
+ * as an immutable file.  What a report derives from a verdict's JSON (was
+ * the candidate compiled, the baseline's spread) is read here, with
+ * jansson, the same for both backends.
  */
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "kjudge/cluster.h"
 #include "kjudge/score.h"
-
-static char *dup_col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return strdup(t ? (const char *)t : "");
-}
-
-static double real_col(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-static int db_error(struct kj_err *err, sqlite3 *db, const char *path, const char *what)
-{
-	return kj_err_set(err, KJ_E_IO, "cannot %s in '%s': %s", what, path, sqlite3_errmsg(db));
-}
-
-static const char cand_sql[] =
-	"SELECT c.id, coalesce(c.parent_id, 0), c.task, c.model, c.method, c.sha256, c.path, c.source,"
-	" coalesce(t.level, 0), coalesce(t.category, ''), coalesce(t.dtype, ''), c.sample, c.round,"
-	" v.id IS NOT NULL, coalesce(v.status, ''), coalesce(v.stage, ''), coalesce(v.reason, ''),"
-	" coalesce(v.flags, ''), v.speedup,"
-	/* compiled: past the compile stage, or rejected by the binary's symbols
-	 * (stage static, after a compile that ran or hit the cache) */
-	" CASE WHEN v.id IS NULL THEN 0"
-	"  WHEN v.stage IN ('call', 'correctness', 'performance', 'done') THEN 1"
-	"  WHEN v.status = 'rejected' AND v.stage = 'static' AND json_valid(v.json) THEN"
-	"   coalesce(json_extract(v.json, '$.compile.seconds'), 0) > 0"
-	"   OR coalesce(json_extract(v.json, '$.compile.cached'), 0) = 1"
-	"  ELSE 0 END,"
-	" coalesce(v.judged_at, ''), coalesce(v.cache_key, ''),"
-	/* the baseline's spread is in the verdict's perf entries only */
-	" CASE WHEN v.id IS NOT NULL AND json_valid(v.json) THEN (SELECT"
-	"  max(json_extract(e.value, '$.baseline_iqr_ms') / json_extract(e.value, '$.baseline_ms'))"
-	"  FROM json_each(v.json, '$.perf') e WHERE json_extract(e.value, '$.baseline_ms') > 0"
-	"  AND json_extract(e.value, '$.baseline_iqr_ms') >= 0) END"
-	" FROM candidates c LEFT JOIN tasks t ON t.id = c.task"
-	" LEFT JOIN verdicts v ON v.candidate_id = c.id"
-	" WHERE c.run_id = ? ORDER BY c.id";
-
-static const char shape_sql[] =
-	"SELECT s.candidate_id, s.weight, s.ms, s.iqr_ms, s.speedup, s.sol_ms, s.sol_frac, s.iou,"
-	" s.mfu, s.flops, s.bytes FROM verdict_shapes s JOIN candidates c ON c.id = s.candidate_id"
-	" WHERE c.run_id = ? ORDER BY s.candidate_id, s.bind";
-
-static const char roof_sql[] =
-	"SELECT d.name, d.uuid, cal.copy_gbs, cal.rates, cal.created FROM calibrations cal"
-	" JOIN devices d ON d.id = cal.device_id"
-	" WHERE d.id IN (SELECT DISTINCT device_id FROM verdicts WHERE run_id = ?)"
-	" AND cal.id = (SELECT c2.id FROM calibrations c2 WHERE c2.device_id = d.id"
-	"  ORDER BY c2.created DESC, c2.id DESC LIMIT 1)"
-	" ORDER BY d.id";
+#include "kjudge/store.h"
 
 static int has_flag(const char *flags, const char *f)
 {
@@ -85,10 +34,10 @@ static int has_flag(const char *flags, const char *f)
 
 /* Whether a verdict's settings (kj_store_cache_key: "seeds=5;perf=0;...")
  * hold the item `item`. */
-static int key_has(const unsigned char *key, const char *item)
+static int key_has(const char *key, const char *item)
 {
 	size_t il = strlen(item);
-	for (const char *p = key ? (const char *)key : ""; *p;) {
+	for (const char *p = key ? key : ""; *p;) {
 		size_t l = strcspn(p, ";");
 		if (l == il && !memcmp(p, item, l))
 			return 1;
@@ -112,215 +61,204 @@ static struct kj_score_cand *find_cand(kj_score_run *r, int64_t id)
 	return lo < r->n && r->c[lo].id == id ? &r->c[lo] : NULL;
 }
 
-static int load_cands(sqlite3 *db, kj_score_run *r, struct kj_err *err)
+
+static double num(json_t *o, const char *k)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc;
-	if (sqlite3_prepare_v2(db, cand_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(err, db, r->db_path, "read the candidates");
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct kj_score_cand *c;
-		const void *src;
-		int srclen;
-		if (r->n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct kj_score_cand *nc = realloc(r->c, ncap * sizeof(*nc));
-			if (!nc) {
-				sqlite3_finalize(st);
-				return kj_err_set(err, KJ_E_NOMEM, "out of memory reading candidates");
-			}
-			r->c = nc;
-			cap = ncap;
-		}
-		c = &r->c[r->n++];
-		memset(c, 0, sizeof(*c));
-		c->id = sqlite3_column_int64(st, 0);
-		c->parent_id = sqlite3_column_int64(st, 1);
-		c->task = dup_col(st, 2);
-		c->model = dup_col(st, 3);
-		c->method = dup_col(st, 4);
-		c->sha256 = dup_col(st, 5);
-		c->path = dup_col(st, 6);
-		src = sqlite3_column_blob(st, 7);
-		srclen = sqlite3_column_bytes(st, 7);
-		c->source = malloc((size_t)srclen + 1);
-		if (c->source) {
-			if (srclen)
-				memcpy(c->source, src, (size_t)srclen);
-			c->source[srclen] = 0;
-		}
-		c->level = sqlite3_column_int(st, 8);
-		c->category = dup_col(st, 9);
-		c->dtype = dup_col(st, 10);
-		c->sample = sqlite3_column_int(st, 11);
-		c->round = sqlite3_column_int(st, 12);
-		c->judged = sqlite3_column_int(st, 13);
-		c->status = dup_col(st, 14);
-		c->stage = dup_col(st, 15);
-		c->reason = dup_col(st, 16);
-		c->flags = dup_col(st, 17);
-		c->speedup = real_col(st, 18);
-		c->compiled = sqlite3_column_int(st, 19);
-		c->judged_at = dup_col(st, 20);
-		c->no_perf = key_has(sqlite3_column_text(st, 21), "perf=0");
-		c->base_rel_iqr = real_col(st, 22);
-		c->sol = NAN;
-		if (!c->task || !c->model || !c->method || !c->sha256 || !c->path || !c->source ||
-		    !c->category || !c->dtype || !c->status || !c->stage || !c->reason || !c->flags ||
-		    !c->judged_at) {
-			sqlite3_finalize(st);
-			return kj_err_set(err, KJ_E_NOMEM, "out of memory reading candidates");
-		}
-		c->correct = c->judged && !strcmp(c->status, "pass");
-		c->call_ok = c->judged && (c->correct || !strcmp(c->status, "mismatch") ||
-					   !strcmp(c->stage, "correctness") ||
-					   !strcmp(c->stage, "performance"));
-		c->fallback = c->judged && has_flag(c->flags, "fallback");
-		kj_score_code_metrics(c->source, (size_t)srclen, &c->code);
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Whether a verdict rejected at the static stage came after a compile (the
+ * binary's symbols are checked once it is built): its compile ran or hit
+ * the cache. */
+static int compiled_before_reject(json_t *v)
+{
+	json_t *c = json_object_get(v, "compile"), *cached = json_object_get(c, "cached");
+	return num(c, "seconds") > 0 || json_is_true(cached) ||
+	       (json_is_number(cached) && json_number_value(cached) == 1);
+}
+
+/* The largest relative spread (IQR / median) of the baseline over the
+ * verdict's perf entries: it is in the verdict's JSON only.  NAN: none. */
+static double baseline_rel_iqr(json_t *v)
+{
+	json_t *perf = json_object_get(v, "perf"), *e;
+	double best = NAN;
+	size_t i;
+	json_array_foreach(perf, i, e) {
+		double ms = num(e, "baseline_ms"), iqr = num(e, "baseline_iqr_ms");
+		if (ms > 0 && iqr >= 0 && !(iqr / ms <= best))
+			best = iqr / ms;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, db, r->db_path, "read the candidates");
+	return best;
+}
+
+struct load_ctx {
+	kj_score_run *r;
+	size_t cap;
+};
+
+static int on_run(void *ctx, const struct kj_store_run_row *rr)
+{
+	kj_score_run *r = ((struct load_ctx *)ctx)->r;
+	r->id = rr->id;
+	r->name = strdup(rr->name);
+	r->backend = strdup(rr->backend);
+	r->created = strdup(rr->created);
+	r->spec = strdup(rr->spec);
+	r->settings = strdup(rr->settings);
+	r->version = strdup(rr->version);
+	if (!r->name || !r->backend || !r->created || !r->spec || !r->settings || !r->version)
+		return KJ_E_NOMEM;
 	return 0;
 }
 
-static int load_shapes(sqlite3 *db, kj_score_run *r, struct kj_err *err)
+static int on_cand(void *ctx, const struct kj_store_cand_row *row)
 {
-	sqlite3_stmt *st;
-	int rc;
-	if (sqlite3_prepare_v2(db, shape_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(err, db, r->db_path, "read the verdict shapes");
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct kj_score_cand *c = find_cand(r, sqlite3_column_int64(st, 0));
-		struct kj_score_shape *s, *ns;
-		if (!c)
-			continue;
-		ns = realloc(c->shapes, (size_t)(c->nshapes + 1) * sizeof(*ns));
-		if (!ns) {
-			sqlite3_finalize(st);
-			return kj_err_set(err, KJ_E_NOMEM, "out of memory reading verdict shapes");
-		}
-		c->shapes = ns;
-		s = &c->shapes[c->nshapes++];
-		s->weight = real_col(st, 1);
-		s->ms = real_col(st, 2);
-		s->iqr_ms = real_col(st, 3);
-		s->speedup = real_col(st, 4);
-		s->sol_ms = real_col(st, 5);
-		s->sol_frac = real_col(st, 6);
-		s->iou = real_col(st, 7);
-		s->mfu = real_col(st, 8);
-		s->flops = real_col(st, 9);
-		s->bytes = real_col(st, 10);
-		if (s->ms > 0 && s->iqr_ms >= 0 && s->iqr_ms / s->ms > c->rel_iqr)
-			c->rel_iqr = s->iqr_ms / s->ms;
+	struct load_ctx *lc = ctx;
+	kj_score_run *r = lc->r;
+	struct kj_score_cand *c;
+	json_t *v;
+	if (r->n == lc->cap) {
+		size_t ncap = lc->cap ? 2 * lc->cap : 64;
+		struct kj_score_cand *nc = realloc(r->c, ncap * sizeof(*nc));
+		if (!nc)
+			return KJ_E_NOMEM;
+		r->c = nc;
+		lc->cap = ncap;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, db, r->db_path, "read the verdict shapes");
+	c = &r->c[r->n++];
+	memset(c, 0, sizeof(*c));
+	c->id = row->id;
+	c->parent_id = row->parent_id;
+	c->task = strdup(row->task);
+	c->model = strdup(row->model);
+	c->method = strdup(row->method);
+	c->sha256 = strdup(row->sha256);
+	c->path = strdup(row->path);
+	c->source = malloc(row->source_len + 1);
+	if (c->source) {
+		if (row->source_len)
+			memcpy(c->source, row->source, row->source_len);
+		c->source[row->source_len] = 0;
+	}
+	c->level = row->level;
+	c->category = strdup(row->category);
+	c->dtype = strdup(row->dtype);
+	c->sample = row->sample;
+	c->round = row->round;
+	c->judged = row->judged;
+	c->status = strdup(row->status);
+	c->stage = strdup(row->stage);
+	c->reason = strdup(row->reason);
+	c->flags = strdup(row->flags);
+	c->speedup = row->speedup;
+	c->judged_at = strdup(row->judged_at);
+	c->no_perf = key_has(row->cache_key, "perf=0");
+	c->base_rel_iqr = NAN;
+	c->sol = NAN;
+	if (!c->task || !c->model || !c->method || !c->sha256 || !c->path || !c->source ||
+	    !c->category || !c->dtype || !c->status || !c->stage || !c->reason || !c->flags ||
+	    !c->judged_at)
+		return KJ_E_NOMEM;
+	v = c->judged && row->json ? json_loads(row->json, 0, NULL) : NULL;
+	/* compiled: past the compile stage, or rejected by the binary's symbols
+	 * (stage static, after a compile that ran or hit the cache) */
+	c->compiled = c->judged && (!strcmp(c->stage, "call") || !strcmp(c->stage, "correctness") ||
+				    !strcmp(c->stage, "performance") || !strcmp(c->stage, "done") ||
+				    (!strcmp(c->status, "rejected") && !strcmp(c->stage, "static") &&
+				     v && compiled_before_reject(v)));
+	if (v)
+		c->base_rel_iqr = baseline_rel_iqr(v);
+	json_decref(v);
+	c->correct = c->judged && !strcmp(c->status, "pass");
+	c->call_ok = c->judged && (c->correct || !strcmp(c->status, "mismatch") ||
+				   !strcmp(c->stage, "correctness") ||
+				   !strcmp(c->stage, "performance"));
+	c->fallback = c->judged && has_flag(c->flags, "fallback");
+	kj_score_code_metrics(c->source, row->source_len, &c->code);
 	return 0;
 }
 
-static int load_roofs(sqlite3 *db, kj_score_run *r, struct kj_err *err)
+static int on_shape(void *ctx, const struct kj_store_shape_row *row)
 {
-	sqlite3_stmt *st;
-	int rc;
-	if (sqlite3_prepare_v2(db, roof_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(err, db, r->db_path, "read the calibrations");
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct kj_score_roof *nr = realloc(r->roofs, (size_t)(r->nroofs + 1) * sizeof(*nr)), *f;
-		const unsigned char *name = sqlite3_column_text(st, 0);
-		const unsigned char *uuid = sqlite3_column_text(st, 1);
-		const unsigned char *rates = sqlite3_column_text(st, 3);
-		json_t *j;
-		if (!nr) {
-			sqlite3_finalize(st);
-			return kj_err_set(err, KJ_E_NOMEM, "out of memory reading calibrations");
-		}
-		r->roofs = nr;
-		f = &r->roofs[r->nroofs++];
-		memset(f, 0, sizeof(*f));
-		snprintf(f->device, sizeof(f->device), "%s",
-			 name && *name ? (const char *)name : uuid ? (const char *)uuid : "");
-		f->copy_gbs = real_col(st, 2);
-		snprintf(f->created, sizeof(f->created), "%s",
-			 sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
-		j = rates ? json_loads((const char *)rates, 0, NULL) : NULL;
-		if (json_is_object(j)) {
-			const char *k;
-			json_t *v;
-			json_object_foreach(j, k, v) {
-				if (f->nrates == KJ_SCORE_MAX_RATES || !json_is_number(v) ||
-				    !(json_number_value(v) > 0))
-					continue;
-				snprintf(f->rate_name[f->nrates], sizeof(f->rate_name[0]), "%s", k);
-				f->rate_tflops[f->nrates++] = json_number_value(v);
-			}
-		}
-		json_decref(j);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, db, r->db_path, "read the calibrations");
+	kj_score_run *r = ((struct load_ctx *)ctx)->r;
+	struct kj_score_cand *c = find_cand(r, row->candidate_id);
+	struct kj_score_shape *s, *ns;
+	if (!c)
+		return 0;
+	ns = realloc(c->shapes, (size_t)(c->nshapes + 1) * sizeof(*ns));
+	if (!ns)
+		return KJ_E_NOMEM;
+	c->shapes = ns;
+	s = &c->shapes[c->nshapes++];
+	s->weight = row->weight;
+	s->ms = row->ms;
+	s->iqr_ms = row->iqr_ms;
+	s->speedup = row->speedup;
+	s->sol_ms = row->sol_ms;
+	s->sol_frac = row->sol_frac;
+	s->iou = row->iou;
+	s->mfu = row->mfu;
+	s->flops = row->flops;
+	s->bytes = row->bytes;
+	if (s->ms > 0 && s->iqr_ms >= 0 && s->iqr_ms / s->ms > c->rel_iqr)
+		c->rel_iqr = s->iqr_ms / s->ms;
 	return 0;
 }
 
-static const char dev_sql[] =
-	"SELECT d.name, d.uuid, d.arch, count(*) FROM verdicts v JOIN devices d ON d.id = v.device_id"
-	" WHERE v.run_id = ? GROUP BY d.id ORDER BY d.id";
-
-static int load_devices(sqlite3 *db, kj_score_run *r, struct kj_err *err)
+static int on_calib(void *ctx, const struct kj_store_calib_row *row)
 {
-	sqlite3_stmt *st;
-	int rc;
-	if (sqlite3_prepare_v2(db, dev_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_error(err, db, r->db_path, "read the devices");
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct kj_score_device *nd = realloc(r->devices, (size_t)(r->ndevices + 1) * sizeof(*nd)), *d;
-		const unsigned char *t;
-		if (!nd) {
-			sqlite3_finalize(st);
-			return kj_err_set(err, KJ_E_NOMEM, "out of memory reading devices");
+	kj_score_run *r = ((struct load_ctx *)ctx)->r;
+	struct kj_score_roof *nr = realloc(r->roofs, (size_t)(r->nroofs + 1) * sizeof(*nr)), *f;
+	json_t *j;
+	if (!nr)
+		return KJ_E_NOMEM;
+	r->roofs = nr;
+	f = &r->roofs[r->nroofs++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->device, sizeof(f->device), "%s", *row->name ? row->name : row->uuid);
+	f->copy_gbs = row->copy_gbs;
+	snprintf(f->created, sizeof(f->created), "%s", row->created);
+	j = json_loads(row->rates, 0, NULL);
+	if (json_is_object(j)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(j, k, v) {
+			if (f->nrates == KJ_SCORE_MAX_RATES || !json_is_number(v) ||
+			    !(json_number_value(v) > 0))
+				continue;
+			snprintf(f->rate_name[f->nrates], sizeof(f->rate_name[0]), "%s", k);
+			f->rate_tflops[f->nrates++] = json_number_value(v);
 		}
-		r->devices = nd;
-		d = &r->devices[r->ndevices++];
-		t = sqlite3_column_text(st, 0);
-		snprintf(d->name, sizeof(d->name), "%s", t ? (const char *)t : "");
-		t = sqlite3_column_text(st, 1);
-		snprintf(d->uuid, sizeof(d->uuid), "%s", t ? (const char *)t : "");
-		t = sqlite3_column_text(st, 2);
-		snprintf(d->arch, sizeof(d->arch), "%s", t ? (const char *)t : "");
-		d->verdicts = sqlite3_column_int(st, 3);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, db, r->db_path, "read the devices");
+	json_decref(j);
+	return 0;
+}
+
+static int on_device(void *ctx, const struct kj_store_device_row *row)
+{
+	kj_score_run *r = ((struct load_ctx *)ctx)->r;
+	struct kj_score_device *nd = realloc(r->devices, (size_t)(r->ndevices + 1) * sizeof(*nd)), *d;
+	if (!nd)
+		return KJ_E_NOMEM;
+	r->devices = nd;
+	d = &r->devices[r->ndevices++];
+	snprintf(d->name, sizeof(d->name), "%s", row->name);
+	snprintf(d->uuid, sizeof(d->uuid), "%s", row->uuid);
+	snprintf(d->arch, sizeof(d->arch), "%s", row->arch);
+	d->verdicts = row->verdicts;
 	return 0;
 }
 
 /* The dates of the run's verdicts and how many distinct settings they had. */
-static int load_span(sqlite3 *db, kj_score_run *r, struct kj_err *err)
+static int on_span(void *ctx, const struct kj_store_span_row *row)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(min(judged_at), ''), coalesce(max(judged_at), ''),"
-			       " count(DISTINCT cache_key) FROM verdicts WHERE run_id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return db_error(err, db, r->db_path, "read the verdict dates");
-	sqlite3_bind_int64(st, 1, r->id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_error(err, db, r->db_path, "read the verdict dates");
-	}
-	r->first_judged = dup_col(st, 0);
-	r->last_judged = dup_col(st, 1);
-	r->verdict_settings = sqlite3_column_int(st, 2);
-	sqlite3_finalize(st);
-	return r->first_judged && r->last_judged ? 0 : kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	kj_score_run *r = ((struct load_ctx *)ctx)->r;
+	r->first_judged = strdup(row->first_judged);
+	r->last_judged = strdup(row->last_judged);
+	r->verdict_settings = row->settings;
+	return r->first_judged && r->last_judged ? 0 : KJ_E_NOMEM;
 }
 
 /* Each candidate's SOL fraction over its bench shapes (NAN without T_sol). */
@@ -340,149 +278,40 @@ static void cand_sols(kj_score_run *r)
 	}
 }
 
-static int find_run(sqlite3 *db, kj_score_run *r, const char *run, struct kj_err *err)
-{
-	sqlite3_stmt *st;
-	int rc;
-	if (sqlite3_prepare_v2(db, "SELECT id, name, backend, created, spec, settings, kjudge_version"
-			       " FROM runs WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
-		return kj_err_set(err, KJ_E_IO, "'%s' is not a kjudge store: %s", r->db_path,
-				  sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		r->id = sqlite3_column_int64(st, 0);
-		r->name = dup_col(st, 1);
-		r->backend = dup_col(st, 2);
-		r->created = dup_col(st, 3);
-		r->spec = dup_col(st, 4);
-		r->settings = dup_col(st, 5);
-		r->version = dup_col(st, 6);
-		sqlite3_finalize(st);
-		if (!r->name || !r->backend || !r->created || !r->spec || !r->settings || !r->version)
-			return kj_err_set(err, KJ_E_NOMEM, "out of memory");
-		return 0;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, db, r->db_path, "find the run");
-	return kj_err_set(err, KJ_E_NOTFOUND, "no run '%s' in '%s'", run, r->db_path);
-}
-
-/* The "file:" URI of path, percent-encoded, with the query q. */
-static char *uri_of(const char *path, const char *q)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path), o = 0;
-	char *u = malloc(3 * n + strlen(q) + 16);
-	if (!u)
-		return NULL;
-	/* an absolute path gets an empty authority: "file:///x" */
-	memcpy(u, path[0] == '/' ? "file://" : "file:", path[0] == '/' ? 7 : 5);
-	o = path[0] == '/' ? 7 : 5;
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("/._-~", *p)) {
-			u[o++] = (char)*p;
-		} else {
-			u[o++] = '%';
-			u[o++] = hex[*p >> 4];
-			u[o++] = hex[*p & 15];
-		}
-	}
-	u[o++] = '?';
-	memcpy(u + o, q, strlen(q) + 1);
-	return u;
-}
-
-/* Opens path read-only (mode=ro, or immutable=1 too) and reads its
- * user_version: the first read, where a reader that cannot get the WAL index
- * fails.  Returns the SQLite result code; *db is set even on failure. */
-static int open_ro(const char *path, int immutable, sqlite3 **db, int *version)
-{
-	char *uri = uri_of(path, immutable ? "mode=ro&immutable=1" : "mode=ro");
-	sqlite3_stmt *st;
-	int rc;
-	*db = NULL;
-	if (!uri)
-		return SQLITE_NOMEM;
-	rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	free(uri);
-	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_extended_result_codes(*db, 1);
-	sqlite3_busy_timeout(*db, 10000);
-	if ((rc = sqlite3_prepare_v2(*db, "PRAGMA user_version", -1, &st, NULL)) != SQLITE_OK)
-		return rc;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*version = sqlite3_column_int(st, 0);
-		rc = SQLITE_OK;
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* A write-ahead log next to path that holds commits not yet in the file. */
-static int wal_has_data(const char *path)
-{
-	char wal[4200];
-	struct stat sb;
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	return stat(wal, &sb) == 0 && sb.st_size > 0;
-}
-
 int kj_score_load(const char *db_path, const char *run, kj_score_run **out, struct kj_err *err)
 {
-	sqlite3 *db = NULL;
+	static const struct kj_store_reader rd = { on_run, on_cand, on_shape, on_calib, on_device,
+						   on_span };
 	kj_score_run *r = calloc(1, sizeof(*r));
-	struct stat sb;
-	int rc, src;
+	struct load_ctx lc = { r, 0 };
+	char shown[4096];
+	kj_db *s = NULL;
+	int rc, v;
 	*out = NULL;
-	if (!r || !(r->db_path = strdup(db_path))) {
+	/* the manifest names the store, never a URL's password */
+	kj_store_redact(db_path, shown, sizeof(shown));
+	if (!r || !(r->db_path = strdup(shown))) {
 		free(r);
 		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
 	}
-	if (stat(db_path, &sb)) {
-		rc = kj_err_set(err, KJ_E_IO, "cannot open the store '%s': %s", db_path, strerror(errno));
+	if ((rc = kj_store_open_readonly(db_path, &s, err)))
+		goto fail;
+	if ((v = kj_store_schema_version(s, err)) < 0) {
+		rc = v;
 		goto fail;
 	}
-	src = open_ro(db_path, 0, &db, &r->schema_version);
-	/* no WAL index can be made next to the file (read-only folder or medium):
-	 * with no log holding commits, the file alone is the whole store */
-	if (((src & 0xff) == SQLITE_CANTOPEN || (src & 0xff) == SQLITE_READONLY) &&
-	    !wal_has_data(db_path)) {
-		sqlite3_close(db);
-		src = open_ro(db_path, 1, &db, &r->schema_version);
-	}
-	if (src != SQLITE_OK) {
-		if (wal_has_data(db_path))
-			rc = kj_err_set(err, KJ_E_IO, "cannot read the store '%s' read-only: %s; its "
-					"write-ahead log '%s-wal' holds commits that a reader can only see "
-					"with write access to its folder (or with its '-shm' file next to "
-					"it)", db_path, db ? sqlite3_errmsg(db) : sqlite3_errstr(src), db_path);
-		else
-			rc = kj_err_set(err, KJ_E_IO, "cannot open the store '%s': %s", db_path,
-					db ? sqlite3_errmsg(db) : sqlite3_errstr(src));
+	r->schema_version = v;
+	rc = kj_store_read_run(s, run, &rd, &lc, err);
+	if (rc == KJ_E_NOMEM)
+		kj_err_set(err, KJ_E_NOMEM, "out of memory reading run '%s'", run);
+	if (rc)
 		goto fail;
-	}
-	/* one read transaction: every table seen at the same instant even while
-	 * `kjudge run` commits verdicts */
-	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = db_error(err, db, db_path, "start a read transaction");
-		goto fail;
-	}
-	if ((rc = find_run(db, r, run, err)) || (rc = load_cands(db, r, err)) ||
-	    (rc = load_shapes(db, r, err)) || (rc = load_roofs(db, r, err)) ||
-	    (rc = load_devices(db, r, err)) || (rc = load_span(db, r, err)))
-		goto fail;
-	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-	sqlite3_close(db);
+	kj_store_close(s);
 	cand_sols(r);
 	*out = r;
 	return 0;
 fail:
-	sqlite3_close(db);
+	kj_store_close(s);
 	kj_score_run_free(r);
 	return rc;
 }

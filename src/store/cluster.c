@@ -9,25 +9,15 @@
 #include <string.h>
 
 #include "kjudge/cluster.h"
-#include "store/pg.h"
 #include "store/pg_internal.h"
 
 #define LOCK(p) pthread_mutex_lock(&(p)->mu)
 #define UNLOCK(p) pthread_mutex_unlock(&(p)->mu)
 
-int kj_store_is_url(const char *path)
-{
-	return kj_pg_is_url(path);
-}
-
-void kj_store_redact(const char *path, char *buf, size_t len)
-{
-	kj_pg_redact(path, buf, len);
-}
-
+/* The connection of a store whose backend has the cluster queue. */
 static struct kj_pg *need_pg(kj_db *s, struct kj_err *err)
 {
-	struct kj_pg *p = kj_store_pg(s);
+	struct kj_pg *p = s->ops->cluster(s);
 	if (!p)
 		kj_err_set(err, KJ_E_UNSUPPORTED, "the cluster queue needs a postgresql:// store "
 			   "(this one is SQLite)");
@@ -526,7 +516,7 @@ int kj_store_export_sqlite(kj_db *s, const char *run, const char *sqlite_path,
 	int rc;
 	if (!p)
 		return KJ_E_UNSUPPORTED;
-	if ((rc = kj_pg_run_find(p, run, &run_id, err)))
+	if ((rc = kj_store_run_find(s, run, &run_id, err)))
 		return rc;
 	if ((rc = kj_store_open(sqlite_path, &out, err)))
 		return rc;

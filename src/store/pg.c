@@ -16,14 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store/pg.h"
+#include "kjudge/version.h"
 #include "store/pg_internal.h"
 #include "store/rules.h"
 #include "store/schema.h"
+#include "store/store_int.h"
 
-#ifndef KJ_VERSION_STRING
-#define KJ_VERSION_STRING "0.1"
-#endif
 
 int kj_pg_is_url(const char *path)
 {
@@ -388,25 +386,27 @@ static int pg_check_version(struct kj_pg *p, struct kj_err *err)
 	return 0;
 }
 
-static int pg_open_mode(const char *url, int readonly, struct kj_pg **out, struct kj_err *err);
+static const struct kj_store_ops pg_ops;
 
-int kj_pg_open_readonly(const char *url, struct kj_pg **out, struct kj_err *err)
+static void pg_close(struct kj_pg *p)
 {
-	return pg_open_mode(url, 1, out, err);
+	if (!p)
+		return;
+	if (p->c && PQtransactionStatus(p->c) != PQTRANS_IDLE)
+		PQclear(PQexec(p->c, "ROLLBACK"));
+	PQfinish(p->c);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
 }
 
-int kj_pg_open(const char *url, struct kj_pg **out, struct kj_err *err)
-{
-	return pg_open_mode(url, 0, out, err);
-}
-
-static int pg_open_mode(const char *url, int readonly, struct kj_pg **out, struct kj_err *err)
+int kj_pg_open(const char *url, int readonly, kj_db **out, struct kj_err *err)
 {
 	struct kj_pg *p = calloc(1, sizeof(*p));
 	int rc;
 	*out = NULL;
 	if (!p)
 		return kj_err_set(err, KJ_E_NOMEM, "store: out of memory");
+	p->base.ops = &pg_ops;
 	kj_pg_redact(url, p->where, sizeof(p->where));
 	p->c = PQconnectdb(url);
 	if (!p->c || PQstatus(p->c) != CONNECTION_OK) {
@@ -421,29 +421,34 @@ static int pg_open_mode(const char *url, int readonly, struct kj_pg **out, struc
 	if ((rc = pg_exec(p, "SET client_min_messages = warning", err)) ||
 	    (readonly && (rc = pg_exec(p, "SET default_transaction_read_only = on", err))) ||
 	    (rc = readonly ? pg_check_version(p, err) : pg_migrate(p, err))) {
-		kj_pg_close(p);
+		pg_close(p);
 		return rc;
 	}
-	*out = p;
+	*out = &p->base;
 	return 0;
 }
 
-void kj_pg_close(struct kj_pg *p)
+static void pgs_close(kj_db *d)
 {
-	if (!p)
-		return;
-	if (p->c && PQtransactionStatus(p->c) != PQTRANS_IDLE)
-		PQclear(PQexec(p->c, "ROLLBACK"));
-	PQfinish(p->c);
-	pthread_mutex_destroy(&p->mu);
-	free(p);
+	pg_close(PG(d));
+}
+
+static struct sqlite3 *pgs_sqlite(kj_db *d)
+{
+	return NULL;
+}
+
+static struct kj_pg *pgs_cluster(kj_db *d)
+{
+	return PG(d);
 }
 
 #define LOCK(p) pthread_mutex_lock(&(p)->mu)
 #define UNLOCK(p) pthread_mutex_unlock(&(p)->mu)
 
-int kj_pg_schema_version(struct kj_pg *p, struct kj_err *err)
+static int pgs_schema_version(kj_db *d, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	int v = 0, rc;
 	LOCK(p);
 	rc = read_version(p, &v, err);
@@ -451,8 +456,9 @@ int kj_pg_schema_version(struct kj_pg *p, struct kj_err *err)
 	return rc ? rc : v;
 }
 
-int kj_pg_begin(struct kj_pg *p, struct kj_err *err)
+static int pgs_begin(kj_db *d, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	int rc;
 	LOCK(p);
 	if (p->outer) {
@@ -482,13 +488,15 @@ static int end_outer(struct kj_pg *p, const char *sql, struct kj_err *err)
 	return rc;
 }
 
-int kj_pg_commit(struct kj_pg *p, struct kj_err *err)
+static int pgs_commit(kj_db *d, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	return end_outer(p, "COMMIT", err);
 }
 
-int kj_pg_rollback(struct kj_pg *p, struct kj_err *err)
+static int pgs_rollback(kj_db *d, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	return end_outer(p, "ROLLBACK", err);
 }
 
@@ -517,8 +525,9 @@ static int run_find(struct kj_pg *p, const char *name, int64_t *run_id, char *ba
 	return rc;
 }
 
-int kj_pg_run_find(struct kj_pg *p, const char *name, int64_t *run_id, struct kj_err *err)
+static int pgs_run_find(kj_db *d, const char *name, int64_t *run_id, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	int rc;
 	LOCK(p);
 	rc = run_find(p, name, run_id, NULL, 0, err);
@@ -530,10 +539,11 @@ static const char sql_run_create[] =
 	"INSERT INTO runs (name, backend, spec, settings, kjudge_version) VALUES ($1, $2, $3, $4, $5) "
 	"ON CONFLICT (name) DO NOTHING";
 
-int kj_pg_run_get_or_create(struct kj_pg *p, const char *name, const char *backend,
+static int pgs_run_get_or_create(kj_db *d, const char *name, const char *backend,
 			    const char *spec, const char *settings, int64_t *run_id,
 			    struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	char have[16];
 	int rc;
@@ -545,7 +555,7 @@ int kj_pg_run_get_or_create(struct kj_pg *p, const char *name, const char *backe
 	pga_str(&a, backend);
 	pga_str(&a, spec);
 	pga_str(&a, settings && *settings ? settings : "{}");
-	pga_str(&a, KJ_VERSION_STRING);
+	pga_str(&a, kj_version());
 	if ((rc = pg_do(p, sql_run_create, &a, err, "cannot create the run")) ||
 	    (rc = run_find(p, name, run_id, have, sizeof(have), err)))
 		goto end;
@@ -563,8 +573,9 @@ static const char sql_put_task[] =
 	"ON CONFLICT (id) DO UPDATE SET level = excluded.level, category = excluded.category, "
 	"about = excluded.about, sha256 = excluded.sha256, dtype = excluded.dtype";
 
-int kj_pg_put_task(struct kj_pg *p, const kj_task *t, const char *kt_sha256, struct kj_err *err)
+static int pgs_put_task(kj_db *d, const kj_task *t, const char *kt_sha256, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	int rc;
 	pga_init(&a);
@@ -640,9 +651,10 @@ static int add_candidate(struct kj_pg *p, const struct kj_store_candidate *c, co
 	return 0;
 }
 
-int kj_pg_add_candidate(struct kj_pg *p, const struct kj_store_candidate *c, const char *sha,
+static int pgs_add_candidate(kj_db *d, const struct kj_store_candidate *c, const char *sha,
 			int64_t *id, int *created, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	char *src;
 	int rc;
 	/* text parameters end at a NUL, and PostgreSQL text holds none */
@@ -665,8 +677,9 @@ static const char sql_link[] =
 	"WHERE c.run_id = $1 AND c.parent_id IS NULL AND c.round > 0 AND p.run_id = c.run_id "
 	"AND p.model = c.model AND p.task = c.task AND p.sample = c.sample AND p.round = c.round - 1";
 
-int kj_pg_link_parents(struct kj_pg *p, int64_t run_id, int *linked, struct kj_err *err)
+static int pgs_link_parents(kj_db *d, int64_t run_id, int *linked, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -684,10 +697,11 @@ static const char sql_pending[] =
 	"WHERE run_id = $1 AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.candidate_id = c.id) "
 	"ORDER BY id";
 
-int kj_pg_pending(struct kj_pg *p, int64_t run_id,
+static int pgs_pending(kj_db *d, int64_t run_id,
 		  int (*fn)(void *ctx, const struct kj_store_cand *c), void *ctx,
 		  struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -720,9 +734,10 @@ static const char sql_dev_upsert[] =
 	"ON CONFLICT (uuid) DO UPDATE SET name = excluded.name, arch = excluded.arch, "
 	"info = excluded.info RETURNING id";
 
-int kj_pg_device_upsert(struct kj_pg *p, const char *uuid, const char *name, const char *arch,
+static int pgs_device_upsert(kj_db *d, const char *uuid, const char *name, const char *arch,
 			const char *info, int64_t *id, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	int rc;
 	pga_init(&a);
@@ -739,9 +754,10 @@ int kj_pg_device_upsert(struct kj_pg *p, const char *uuid, const char *name, con
 static const char sql_calib_add[] =
 	"INSERT INTO calibrations (device_id, copy_gbs, rates) VALUES ($1, $2, $3)";
 
-int kj_pg_calibration_add(struct kj_pg *p, int64_t device_id, const char *rates_json,
+static int pgs_calibration_add(kj_db *d, int64_t device_id, const char *rates_json,
 			  double copy_gbs, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	int rc;
 	pga_init(&a);
@@ -758,10 +774,11 @@ static const char sql_calib_latest[] =
 	"SELECT c.copy_gbs, c.rates, d.uuid, d.name FROM calibrations c JOIN devices d ON "
 	"d.id = c.device_id WHERE c.device_id = $1 ORDER BY c.created DESC, c.id DESC LIMIT 1";
 
-int kj_pg_calibration_latest(struct kj_pg *p, int64_t device_id, double *copy_gbs,
+static int pgs_calibration_latest(kj_db *d, int64_t device_id, double *copy_gbs,
 			     char **rates, char *uuid, size_t ul, char *name, size_t nl,
 			     struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -790,9 +807,10 @@ int kj_pg_calibration_latest(struct kj_pg *p, int64_t device_id, double *copy_gb
 static const char sql_judgement_begin[] =
 	"INSERT INTO judgements (candidate_id, device_id, pid) VALUES ($1, $2, $3) RETURNING id";
 
-int kj_pg_judgement_begin(struct kj_pg *p, int64_t candidate_id, int64_t device_id,
+static int pgs_judgement_begin(kj_db *d, int64_t candidate_id, int64_t device_id,
 			  int64_t *id, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	int rc;
 	pga_init(&a);
@@ -974,10 +992,11 @@ int pg_put_verdict_tx(struct kj_pg *p, int64_t cid, const kj_verdict *v, const k
 	return rc;
 }
 
-int kj_pg_put_verdict(struct kj_pg *p, int64_t candidate_id, const kj_verdict *v,
+static int pgs_put_verdict(kj_db *d, int64_t candidate_id, const kj_verdict *v,
 		      const kj_task *t, const char *json, const struct kj_store_verdict_opts *o,
 		      struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	int rc;
 	LOCK(p);
 	if (!(rc = pg_tx_begin(p, err)))
@@ -991,10 +1010,11 @@ static const char sql_find_sha[] =
 	"AND ($4::bigint = 0 OR device_id = $4::bigint) AND ($5::text IS NULL OR cache_key = $5::text) "
 	"AND reused_from IS NULL ORDER BY id LIMIT 1";
 
-int kj_pg_find_verdict_by_sha(struct kj_pg *p, const char *sha256, const char *task,
+static int pgs_find_verdict_by_sha(kj_db *d, const char *sha256, const char *task,
 			      const char *backend, int64_t device_id, const char *cache_key,
 			      int64_t *candidate_id, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -1058,8 +1078,9 @@ int pg_copy_verdict_tx(struct kj_pg *p, int64_t from, int64_t to, struct kj_err 
 	return rc;
 }
 
-int kj_pg_copy_verdict(struct kj_pg *p, int64_t from, int64_t to, struct kj_err *err)
+static int pgs_copy_verdict(kj_db *d, int64_t from, int64_t to, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	int rc;
 	LOCK(p);
 	if (!(rc = pg_tx_begin(p, err)))
@@ -1070,9 +1091,10 @@ int kj_pg_copy_verdict(struct kj_pg *p, int64_t from, int64_t to, struct kj_err 
 
 static const char sql_get_verdict[] = "SELECT json, status FROM verdicts WHERE candidate_id = $1";
 
-int kj_pg_get_verdict(struct kj_pg *p, int64_t candidate_id, char **json, char *status,
+static int pgs_get_verdict(kj_db *d, int64_t candidate_id, char **json, char *status,
 		      size_t sl, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -1096,9 +1118,10 @@ static const char sql_counts[] =
 	"SELECT v.status, count(c.id), count(v.id), count(v.reused_from) FROM candidates c "
 	"LEFT JOIN verdicts v ON v.candidate_id = c.id WHERE c.run_id = $1 GROUP BY v.status";
 
-int kj_pg_run_counts(struct kj_pg *p, int64_t run_id, struct kj_store_counts *c,
+static int pgs_run_counts(kj_db *d, int64_t run_id, struct kj_store_counts *c,
 		     struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -1118,3 +1141,239 @@ int kj_pg_run_counts(struct kj_pg *p, int64_t run_id, struct kj_store_counts *c,
 	UNLOCK(p);
 	return rc;
 }
+
+/* ---- reading a run (reports) and a chain's attempts ------------------------ */
+
+static const char sql_read_run[] =
+	"SELECT id, name, backend, created, spec, settings, kjudge_version FROM runs WHERE name = $1";
+static const char sql_read_cand[] =
+	"SELECT c.id, coalesce(c.parent_id, 0), c.task, c.model, c.method, c.sha256, c.path, c.source,"
+	" coalesce(t.level, 0), coalesce(t.category, ''), coalesce(t.dtype, ''), c.sample, c.round,"
+	" (v.id IS NOT NULL)::int, coalesce(v.status, ''), coalesce(v.stage, ''),"
+	" coalesce(v.reason, ''), coalesce(v.flags, ''), v.speedup, coalesce(v.judged_at, ''),"
+	" coalesce(v.cache_key, ''), v.json"
+	" FROM candidates c LEFT JOIN tasks t ON t.id = c.task"
+	" LEFT JOIN verdicts v ON v.candidate_id = c.id"
+	" WHERE c.run_id = $1 ORDER BY c.id";
+static const char sql_read_shape[] =
+	"SELECT s.candidate_id, s.weight, s.ms, s.iqr_ms, s.speedup, s.sol_ms, s.sol_frac, s.iou,"
+	" s.mfu, s.flops, s.bytes FROM verdict_shapes s JOIN candidates c ON c.id = s.candidate_id"
+	" WHERE c.run_id = $1 ORDER BY s.candidate_id, s.bind";
+static const char sql_read_calib[] =
+	"SELECT d.name, d.uuid, cal.copy_gbs, cal.rates, cal.created FROM calibrations cal"
+	" JOIN devices d ON d.id = cal.device_id"
+	" WHERE d.id IN (SELECT DISTINCT device_id FROM verdicts WHERE run_id = $1)"
+	" AND cal.id = (SELECT c2.id FROM calibrations c2 WHERE c2.device_id = d.id"
+	"  ORDER BY c2.created DESC, c2.id DESC LIMIT 1)"
+	" ORDER BY d.id";
+static const char sql_read_device[] =
+	"SELECT d.name, d.uuid, d.arch, count(*) FROM verdicts v JOIN devices d ON d.id = v.device_id"
+	" WHERE v.run_id = $1 GROUP BY d.id ORDER BY d.id";
+static const char sql_read_span[] =
+	"SELECT coalesce(min(judged_at), ''), coalesce(max(judged_at), ''), count(DISTINCT cache_key)"
+	" FROM verdicts WHERE run_id = $1";
+
+/* Hands row i of r to rd's callback for query k (0 cand ... 4 span). */
+static int read_row(const PGresult *r, int i, int k, const struct kj_store_reader *rd, void *ctx)
+{
+	switch (k) {
+	case 0: {
+		struct kj_store_cand_row c;
+		c.id = pg_i64(r, i, 0);
+		c.parent_id = pg_i64(r, i, 1);
+		c.task = pg_str(r, i, 2);
+		c.model = pg_str(r, i, 3);
+		c.method = pg_str(r, i, 4);
+		c.sha256 = pg_str(r, i, 5);
+		c.path = pg_str(r, i, 6);
+		c.source = pg_str(r, i, 7);
+		c.source_len = (size_t)PQgetlength(r, i, 7);
+		c.level = (int)pg_i64(r, i, 8);
+		c.category = pg_str(r, i, 9);
+		c.dtype = pg_str(r, i, 10);
+		c.sample = (int)pg_i64(r, i, 11);
+		c.round = (int)pg_i64(r, i, 12);
+		c.judged = (int)pg_i64(r, i, 13);
+		c.status = pg_str(r, i, 14);
+		c.stage = pg_str(r, i, 15);
+		c.reason = pg_str(r, i, 16);
+		c.flags = pg_str(r, i, 17);
+		c.speedup = pg_dbl(r, i, 18);
+		c.judged_at = pg_str(r, i, 19);
+		c.cache_key = pg_str(r, i, 20);
+		c.json = PQgetisnull(r, i, 21) ? NULL : pg_str(r, i, 21);
+		return rd->cand ? rd->cand(ctx, &c) : 0;
+	}
+	case 1: {
+		struct kj_store_shape_row s;
+		s.candidate_id = pg_i64(r, i, 0);
+		s.weight = pg_dbl(r, i, 1);
+		s.ms = pg_dbl(r, i, 2);
+		s.iqr_ms = pg_dbl(r, i, 3);
+		s.speedup = pg_dbl(r, i, 4);
+		s.sol_ms = pg_dbl(r, i, 5);
+		s.sol_frac = pg_dbl(r, i, 6);
+		s.iou = pg_dbl(r, i, 7);
+		s.mfu = pg_dbl(r, i, 8);
+		s.flops = pg_dbl(r, i, 9);
+		s.bytes = pg_dbl(r, i, 10);
+		return rd->shape ? rd->shape(ctx, &s) : 0;
+	}
+	case 2: {
+		struct kj_store_calib_row c;
+		c.name = pg_str(r, i, 0);
+		c.uuid = pg_str(r, i, 1);
+		c.copy_gbs = pg_dbl(r, i, 2);
+		c.rates = pg_str(r, i, 3);
+		c.created = pg_str(r, i, 4);
+		return rd->calib ? rd->calib(ctx, &c) : 0;
+	}
+	case 3: {
+		struct kj_store_device_row dv;
+		dv.name = pg_str(r, i, 0);
+		dv.uuid = pg_str(r, i, 1);
+		dv.arch = pg_str(r, i, 2);
+		dv.verdicts = (int)pg_i64(r, i, 3);
+		return rd->device ? rd->device(ctx, &dv) : 0;
+	}
+	default: {
+		struct kj_store_span_row s;
+		s.first_judged = pg_str(r, i, 0);
+		s.last_judged = pg_str(r, i, 1);
+		s.settings = (int)pg_i64(r, i, 2);
+		return rd->span ? rd->span(ctx, &s) : 0;
+	}
+	}
+}
+
+static int read_run_rows(struct kj_pg *p, const char *run, const struct kj_store_reader *rd,
+			 void *ctx, struct kj_err *err)
+{
+	static const struct {
+		const char *sql, *what;
+	} q[] = {
+		{ sql_read_cand, "cannot read the candidates" },
+		{ sql_read_shape, "cannot read the verdict shapes" },
+		{ sql_read_calib, "cannot read the calibrations" },
+		{ sql_read_device, "cannot read the devices" },
+		{ sql_read_span, "cannot read the verdict dates" },
+	};
+	struct kj_store_run_row rr;
+	struct pga a;
+	PGresult *r;
+	int rc;
+	pga_init(&a);
+	pga_str(&a, run);
+	if (!(r = pg_q(p, sql_read_run, &a, err, "cannot find the run", &rc)))
+		return rc;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return kj_err_set(err, KJ_E_NOTFOUND, "no run '%s' in '%s'", run, p->where);
+	}
+	rr.id = pg_i64(r, 0, 0);
+	rr.name = pg_str(r, 0, 1);
+	rr.backend = pg_str(r, 0, 2);
+	rr.created = pg_str(r, 0, 3);
+	rr.spec = pg_str(r, 0, 4);
+	rr.settings = pg_str(r, 0, 5);
+	rr.version = pg_str(r, 0, 6);
+	rc = rd->run ? rd->run(ctx, &rr) : 0;
+	PQclear(r);
+	for (int k = 0; k < (int)(sizeof(q) / sizeof(q[0])) && !rc; k++) {
+		if (!(r = pg_q(p, q[k].sql, pga_1(&a, rr.id), err, q[k].what, &rc)))
+			break;
+		for (int i = 0; i < PQntuples(r) && !rc; i++)
+			rc = read_row(r, i, k, rd, ctx);
+		PQclear(r);
+	}
+	return rc;
+}
+
+static int pgs_read_run(kj_db *d, const char *run, const struct kj_store_reader *rd, void *ctx,
+			struct kj_err *err)
+{
+	struct kj_pg *p = PG(d);
+	int rc, own;
+	LOCK(p);
+	/* one snapshot of the run, even while workers write */
+	own = !p->outer;
+	if (own && (rc = pg_exec(p, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", err))) {
+		UNLOCK(p);
+		return rc;
+	}
+	if (own)
+		p->in_tx = 1; /* no reconnect inside the snapshot */
+	rc = read_run_rows(p, run, rd, ctx, err);
+	if (own) {
+		pg_exec(p, rc ? "ROLLBACK" : "COMMIT", NULL);
+		p->in_tx = 0;
+	}
+	UNLOCK(p);
+	return rc;
+}
+
+static const char sql_attempts[] =
+	"SELECT c.id, c.round, c.method, c.source, c.sha256, v.json FROM candidates c "
+	"LEFT JOIN verdicts v ON v.candidate_id = c.id WHERE c.run_id = $1 AND "
+	"c.model = $2 AND c.task = $3 AND c.sample = $4 ORDER BY c.round";
+
+static int pgs_attempts(kj_db *d, int64_t run_id, const char *model, const char *task, int sample,
+			int (*fn)(void *ctx, const struct kj_store_attempt *a), void *ctx,
+			struct kj_err *err)
+{
+	struct kj_pg *p = PG(d);
+	struct pga a;
+	PGresult *r;
+	int rc;
+	pga_init(&a);
+	pga_i64(&a, run_id);
+	pga_str(&a, model);
+	pga_str(&a, task);
+	pga_i64(&a, sample);
+	LOCK(p);
+	if ((r = pg_q(p, sql_attempts, &a, err, "cannot read the run's attempts", &rc))) {
+		for (int i = 0; i < PQntuples(r) && !rc; i++) {
+			struct kj_store_attempt at;
+			at.id = pg_i64(r, i, 0);
+			at.round = (int)pg_i64(r, i, 1);
+			at.method = pg_str(r, i, 2);
+			at.source = pg_str(r, i, 3);
+			at.source_len = (size_t)PQgetlength(r, i, 3);
+			at.sha256 = pg_str(r, i, 4);
+			at.json = PQgetisnull(r, i, 5) ? NULL : pg_str(r, i, 5);
+			rc = fn(ctx, &at);
+		}
+		PQclear(r);
+	}
+	UNLOCK(p);
+	return rc;
+}
+
+static const struct kj_store_ops pg_ops = {
+	.name = "postgresql",
+	.queue = &kj_queue_pg_ops,
+	.close = pgs_close,
+	.sqlite = pgs_sqlite,
+	.cluster = pgs_cluster,
+	.schema_version = pgs_schema_version,
+	.begin = pgs_begin,
+	.commit = pgs_commit,
+	.rollback = pgs_rollback,
+	.run_get_or_create = pgs_run_get_or_create,
+	.run_find = pgs_run_find,
+	.put_task = pgs_put_task,
+	.add_candidate = pgs_add_candidate,
+	.link_parents = pgs_link_parents,
+	.pending = pgs_pending,
+	.device_upsert = pgs_device_upsert,
+	.calibration_add = pgs_calibration_add,
+	.calibration_latest = pgs_calibration_latest,
+	.judgement_begin = pgs_judgement_begin,
+	.put_verdict = pgs_put_verdict,
+	.find_verdict_by_sha = pgs_find_verdict_by_sha,
+	.copy_verdict = pgs_copy_verdict,
+	.get_verdict = pgs_get_verdict,
+	.run_counts = pgs_run_counts,
+	.read_run = pgs_read_run,
+	.attempts = pgs_attempts,
+};

@@ -1,7 +1,7 @@
 /*
- * Internal to the PostgreSQL backend (pg.c, cluster.c): the connection, text
- * parameters and the helpers that run a statement and turn a failure into a
- * kj_err.  Not a public API.
+ * Internal to the PostgreSQL backend (pg.c, queue_pg.c, cluster.c): the
+ * connection, text parameters and the helpers that run a statement and turn
+ * a failure into a kj_err.  Not a public API.
  */
 #ifndef KJ_STORE_PG_INTERNAL_H
 #define KJ_STORE_PG_INTERNAL_H
@@ -11,11 +11,15 @@
 #include <stdint.h>
 
 #include "kjudge/store.h"
+#include "store/store_int.h"
 
 #define PG_MAX_PREP 96
 #define PGA_MAX 20
 
+/* The store of a postgresql:// URL: a kj_db (its ops are pg.c's table)
+ * with one connection. */
 struct kj_pg {
+	struct kj_db base;
 	PGconn *c;
 	pthread_mutex_t mu;   /* one call at a time on the connection */
 	int outer;            /* inside kj_store_begin() */
@@ -27,6 +31,9 @@ struct kj_pg {
 	} prep[PG_MAX_PREP];
 	int nprep;
 };
+
+/* The kj_pg of a store the PostgreSQL backend opened. */
+#define PG(d) ((struct kj_pg *)(d))
 
 /* Text parameters of one statement; NULL is SQL NULL. */
 struct pga {

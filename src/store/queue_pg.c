@@ -1,7 +1,8 @@
 /*
  * The job queue of kjudge serve and its bearer tokens on PostgreSQL: the
- * SQLite queue of queue.c with the same contract (src/store/queue_pg.h), on
- * the `jobs` and `api_tokens` tables of step 2 of schema_pg.sql.  Several
+ * queue table (struct kj_queue_ops, store_int.h) of the PostgreSQL store,
+ * with the contract of the SQLite one (queue_sqlite.c), on the `jobs` and
+ * `api_tokens` tables of step 2 of schema_pg.sql.  Several
  * serve processes, on several nodes, may share one queue:
  *
  * - a claim takes the oldest queued job with FOR UPDATE SKIP LOCKED, so
@@ -25,7 +26,6 @@
 #include <string.h>
 
 #include "store/pg_internal.h"
-#include "store/queue_pg.h"
 
 #define LOCK(p) pthread_mutex_lock(&(p)->mu)
 #define UNLOCK(p) pthread_mutex_unlock(&(p)->mu)
@@ -86,8 +86,9 @@ static int read_job(const PGresult *r, int row, struct kj_job *j, int with_text,
 
 static const char sql_get[] = "SELECT " JOB_COLS ", source, verdict FROM jobs WHERE id = $1";
 
-int kj_pgq_get(struct kj_pg *p, int64_t id, struct kj_job *j, struct kj_err *err)
+static int pgq_get(kj_db *d, int64_t id, struct kj_job *j, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -186,9 +187,10 @@ static int submit(struct kj_pg *p, const struct kj_job_new *n, const char *src, 
 	return 0;
 }
 
-int kj_pgq_submit(struct kj_pg *p, const struct kj_job_new *n, int64_t *id,
+static int pgq_submit(kj_db *d, const struct kj_job_new *n, int64_t *id,
 		  enum kj_submit_result *result, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	char *src;
 	int rc;
 	/* text parameters end at a NUL, and PostgreSQL text holds none */
@@ -222,9 +224,10 @@ static const char sql_claim[] =
 static const char sql_claimable[] =
 	"SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued' AND backend = $1)";
 
-int kj_pgq_claim(struct kj_pg *p, const char *backend, const char *owner, double now,
+static int pgq_claim(kj_db *d, const char *backend, const char *owner, double now,
 		 double lease_s, struct kj_job *j, int *got, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a, b;
 	PGresult *r = NULL;
 	int rc = 0;
@@ -300,9 +303,10 @@ static int update_held(struct kj_pg *p, const char *sql, const struct pga *a, in
 	return 0;
 }
 
-int kj_pgq_heartbeat(struct kj_pg *p, int64_t id, const char *owner, double now, double lease_s,
+static int pgq_heartbeat(kj_db *d, int64_t id, const char *owner, double now, double lease_s,
 		     struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	pga_init(&a);
 	pga_i64(&a, id);
@@ -311,10 +315,11 @@ int kj_pgq_heartbeat(struct kj_pg *p, int64_t id, const char *owner, double now,
 	return update_held(p, sql_heartbeat, &a, id, owner, err);
 }
 
-int kj_pgq_complete(struct kj_pg *p, int64_t id, const char *owner, kj_job_state state,
+static int pgq_complete(kj_db *d, int64_t id, const char *owner, kj_job_state state,
 		    int64_t candidate_id, const char *status, const char *verdict,
 		    const char *error, double now, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	pga_init(&a);
 	pga_i64(&a, id);
@@ -331,8 +336,9 @@ int kj_pgq_complete(struct kj_pg *p, int64_t id, const char *owner, kj_job_state
 	return update_held(p, sql_complete, &a, id, owner, err);
 }
 
-int kj_pgq_release(struct kj_pg *p, int64_t id, const char *owner, struct kj_err *err)
+static int pgq_release(kj_db *d, int64_t id, const char *owner, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	pga_init(&a);
 	pga_i64(&a, id);
@@ -374,9 +380,10 @@ static int requeue_stale(struct kj_pg *p, double now, int max_attempts, int *nr,
 	return 0;
 }
 
-int kj_pgq_requeue_stale(struct kj_pg *p, double now, int max_attempts, int *requeued,
+static int pgq_requeue_stale(kj_db *d, double now, int max_attempts, int *requeued,
 			 int *failed, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	int rc, nr = 0, nf = 0;
 	LOCK(p);
 	if (!(rc = pg_tx_begin(p, err)))
@@ -421,9 +428,10 @@ static int cancel(struct kj_pg *p, int64_t id, int64_t token_id, double now, kj_
 	return 0;
 }
 
-int kj_pgq_cancel(struct kj_pg *p, int64_t id, int64_t token_id, double now,
+static int pgq_cancel(kj_db *d, int64_t id, int64_t token_id, double now,
 		  kj_job_state *state, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	int rc;
 	LOCK(p);
 	if (!(rc = pg_tx_begin(p, err)))
@@ -438,9 +446,10 @@ static const char sql_list[] =
 	"SELECT " JOB_COLS " FROM jobs WHERE ($1 = '' OR state = $1) "
 	"AND ($2::bigint = 0 OR token_id = $2::bigint) AND id > $3 ORDER BY id LIMIT $4";
 
-int kj_pgq_list(struct kj_pg *p, int state, int64_t token_id, int64_t after_id, int limit,
+static int pgq_list(kj_db *d, int state, int64_t token_id, int64_t after_id, int limit,
 		int (*fn)(void *ctx, const struct kj_job *j), void *ctx, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	struct kj_job j;
 	PGresult *r;
@@ -469,9 +478,10 @@ static const char sql_counts[] =
 	"SELECT state, count(*) FROM jobs WHERE ($1::bigint = 0 OR token_id = $1::bigint) "
 	"GROUP BY state";
 
-int kj_pgq_counts(struct kj_pg *p, int64_t token_id, int64_t n[KJ_JOB_STATE_COUNT],
+static int pgq_counts(kj_db *d, int64_t token_id, int64_t n[KJ_JOB_STATE_COUNT],
 		  struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -502,9 +512,10 @@ static const char sql_token_remove[] = "DELETE FROM api_tokens WHERE name = $1";
 static const char sql_token_list[] =
 	"SELECT id, name, sha256, quota, created FROM api_tokens ORDER BY id";
 
-int kj_pgq_token_add(struct kj_pg *p, const char *name, const char *sha256_hex, int quota,
+static int pgq_token_add(kj_db *d, const char *name, const char *sha256_hex, int quota,
 		     int64_t *id, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -535,9 +546,10 @@ static void read_token(const PGresult *r, int row, struct kj_token *t)
 	snprintf(t->created, sizeof(t->created), "%s", pg_str(r, row, 4));
 }
 
-int kj_pgq_token_find(struct kj_pg *p, const char *sha256_hex, struct kj_token *t,
+static int pgq_token_find(kj_db *d, const char *sha256_hex, struct kj_token *t,
 		      struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -556,8 +568,9 @@ int kj_pgq_token_find(struct kj_pg *p, const char *sha256_hex, struct kj_token *
 	return rc;
 }
 
-int kj_pgq_token_remove(struct kj_pg *p, const char *name, struct kj_err *err)
+static int pgq_token_remove(kj_db *d, const char *name, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	struct pga a;
 	PGresult *r;
 	int rc;
@@ -574,8 +587,9 @@ int kj_pgq_token_remove(struct kj_pg *p, const char *name, struct kj_err *err)
 	return rc;
 }
 
-int kj_pgq_token_list(struct kj_pg *p, struct kj_token **v, int *n, struct kj_err *err)
+static int pgq_token_list(kj_db *d, struct kj_token **v, int *n, struct kj_err *err)
 {
+	struct kj_pg *p = PG(d);
 	PGresult *r;
 	struct kj_token *a;
 	int rc, cnt;
@@ -599,3 +613,20 @@ int kj_pgq_token_list(struct kj_pg *p, struct kj_token **v, int *n, struct kj_er
 	*n = cnt;
 	return 0;
 }
+
+const struct kj_queue_ops kj_queue_pg_ops = {
+	.submit = pgq_submit,
+	.get = pgq_get,
+	.claim = pgq_claim,
+	.heartbeat = pgq_heartbeat,
+	.complete = pgq_complete,
+	.release = pgq_release,
+	.requeue_stale = pgq_requeue_stale,
+	.cancel = pgq_cancel,
+	.list = pgq_list,
+	.counts = pgq_counts,
+	.token_add = pgq_token_add,
+	.token_find = pgq_token_find,
+	.token_remove = pgq_token_remove,
+	.token_list = pgq_token_list,
+};

@@ -9,6 +9,8 @@
 #include <stddef.h>
 
 extern const char kj_store_schema_sql[];
+/* The same for PostgreSQL: schema_pg.sql, embedded by schema_pg.c. */
+extern const char kj_store_schema_pg_sql[];
 
 /* One migration step: number n, its SQL at sql (len bytes, pointing into
  * the schema text, not NUL-terminated). */

@@ -3,7 +3,7 @@
  * embeds schema.sql (the path is relative to the repository root, where make
  * runs).
  */
-#include "store/pg.h"
+#include "store/schema.h"
 
 __asm__(".pushsection .rodata.kj_store_schema_pg,\"a\"\n"
 	".globl kj_store_schema_pg_sql\n"

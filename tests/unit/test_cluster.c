@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "kjudge/cluster.h"
+#include "kjudge/report.h"
+#include "kjudge/score.h"
 #include "kjudge/store.h"
 #include "tap.h"
 
@@ -452,6 +454,172 @@ static void test_nul_source(const char *url)
 	kj_store_close(s);
 }
 
+/* ---- the same run on both backends reads back the same ------------------------- */
+
+/* A verdict of status st at stage sg; timed: two bench shapes with baseline
+ * and roofline figures. */
+static void verdict_of(kj_verdict *v, const char *src, kj_status st, kj_stage sg, int timed)
+{
+	fake_verdict(v, src);
+	v->status = st;
+	v->stage = sg;
+	if (!timed)
+		return;
+	v->nperf = 2;
+	v->perf = calloc(2, sizeof(*v->perf));
+	for (int i = 0; i < 2; i++) {
+		kj_perf *p = &v->perf[i];
+		p->bind = 2 + i;
+		p->weight = i ? 0.3 : 0.7;
+		p->flops = 4096.0 * (i + 1);
+		p->bytes = 32768.0 * (i + 1);
+		p->ms = 0.1 + 0.05 * i;
+		p->iqr_ms = 0.01 / 3;
+		p->n = 20;
+		p->baseline_ms = 0.2 + i / 7.0;
+		p->baseline_iqr_ms = 0.02 * (i + 1);
+		p->baseline_n = 20;
+		p->speedup = p->baseline_ms / p->ms;
+		p->sol_ms = 0.01;
+		p->sol_frac = p->sol_ms / p->ms;
+		p->iou = 0.5;
+		p->mfu = 0.01 * (i + 1);
+	}
+	v->speedup = 1.75;
+}
+
+/* One run written the same way: a pass with timings, a mismatch, a static
+ * rejection after a cached compile, a copy of the pass, one not judged. */
+static int write_run(kj_db *s, struct kj_err *err)
+{
+	static const char *const src[] = { "int a;", "int b;", "int c;", "int a;", "int d;" };
+	kj_calib cal;
+	kj_verdict v;
+	struct kj_store_verdict_opts o;
+	int64_t run, dev, id[5];
+	int rc;
+	memset(&cal, 0, sizeof(cal));
+	cal.copy_gbs = 3000.5;
+	cal.fp32_tflops = 50;
+	cal.fp16_tflops = 800;
+	if ((rc = kj_store_put_task(s, task, "abc", err)) ||
+	    (rc = kj_store_run_get_or_create(s, "same", "cpu", "spec.jsonl", "{\"seeds\": 1}", &run, err)) ||
+	    (rc = kj_store_device_upsert(s, "cpu:test", "Test CPU", "x86_64", "{}", &dev, err)) ||
+	    (rc = kj_store_calibration_add(s, dev, &cal, err)))
+		return rc;
+	for (int i = 0; i < 5; i++)
+		if ((id[i] = add(s, run, src[i], i)) < 0)
+			return -1;
+	memset(&o, 0, sizeof(o));
+	o.run_id = run;
+	o.device_id = dev;
+	o.cache_key = "seeds=1;perf=1";
+	verdict_of(&v, src[0], KJ_ST_PASS, KJ_STAGE_DONE, 1);
+	rc = kj_store_put_verdict(s, id[0], &v, task, NULL, &o, err);
+	kj_verdict_release(&v);
+	verdict_of(&v, src[1], KJ_ST_MISMATCH, KJ_STAGE_CORRECTNESS, 0);
+	if (!rc)
+		rc = kj_store_put_verdict(s, id[1], &v, task, NULL, &o, err);
+	kj_verdict_release(&v);
+	verdict_of(&v, src[2], KJ_ST_REJECTED, KJ_STAGE_STATIC, 0);
+	v.compile_cached = 1;
+	o.cache_key = "seeds=1;perf=0";
+	if (!rc)
+		rc = kj_store_put_verdict(s, id[2], &v, task, NULL, &o, err);
+	kj_verdict_release(&v);
+	if (!rc)
+		rc = kj_store_copy_verdict(s, id[0], id[3], err);
+	return rc;
+}
+
+/* The report of run "same" in format f, with what differs by nature between
+ * two stores (their names, creation and judgement times) blanked. */
+static char *report_of(const char *db, enum kj_report_format f, kj_score_run **keep)
+{
+	struct kj_err err;
+	kj_score_run *r = NULL;
+	kj_score_summary sum;
+	char *text = NULL;
+	kj_err_init(&err);
+	memset(&sum, 0, sizeof(sum));
+	if (kj_score_load(db, "same", &r, &err)) {
+		printf("# load %s: %s\n", db, err.msg);
+		return NULL;
+	}
+	free(r->db_path), free(r->created), free(r->first_judged), free(r->last_judged);
+	r->db_path = strdup("db");
+	r->created = strdup("");
+	r->first_judged = strdup("");
+	r->last_judged = strdup("");
+	for (size_t i = 0; i < r->n; i++)
+		r->c[i].judged_at[0] = 0;
+	for (int i = 0; i < r->nroofs; i++)
+		r->roofs[i].created[0] = 0;
+	if (kj_score_summarise(r, &sum, &err) || kj_report_render(r, &sum, f, &text, &err))
+		printf("# report %s: %s\n", db, err.msg);
+	kj_score_summary_release(&sum);
+	if (keep && !*keep)
+		*keep = r;
+	else
+		kj_score_run_free(r);
+	return text;
+}
+
+static void test_read_same(void)
+{
+	struct kj_err err;
+	char path[300], url[600];
+	kj_db *a = NULL, *b = NULL;
+	kj_score_run *ra = NULL, *rb = NULL;
+	kj_err_init(&err);
+	snprintf(path, sizeof(path), "/tmp/kjt_same_%d.sqlite", (int)getpid());
+	unlink(path);
+	if (new_db("kjt_same", url, sizeof(url)) || kj_store_open(path, &a, &err) ||
+	    kj_store_open(url, &b, &err)) {
+		ok(0, "open a SQLite and a PostgreSQL store: %s", err.msg);
+		kj_store_close(a);
+		kj_store_close(b);
+		return;
+	}
+	is_int(write_run(a, &err), 0, "write the run to SQLite");
+	is_int(write_run(b, &err), 0, "write the same run to PostgreSQL");
+	kj_store_close(a);
+	kj_store_close(b);
+	for (int f = 0; f < 2; f++) {
+		enum kj_report_format fmt = f ? KJ_REPORT_JSON : KJ_REPORT_MD;
+		char *ta = report_of(path, fmt, &ra), *tb = report_of(url, fmt, &rb);
+		ok(ta && tb && !strcmp(ta, tb), "the %s report of the PostgreSQL run is the SQLite run's "
+		   "(%zu bytes)", f ? "json" : "md", ta ? strlen(ta) : 0);
+		free(ta);
+		free(tb);
+	}
+	if (ra && rb && ra->n == 5 && rb->n == 5) {
+		ok(ra->c[0].nshapes == 2 && rb->c[0].nshapes == 2 &&
+		   ra->c[0].shapes[1].speedup == rb->c[0].shapes[1].speedup &&
+		   rb->c[0].shapes[0].iqr_ms == 0.01 / 3, "the shapes' figures are equal, bit for bit");
+		ok(rb->c[0].base_rel_iqr == ra->c[0].base_rel_iqr && rb->c[0].base_rel_iqr > 0,
+		   "the baseline's spread is read from the verdict JSON on both (%g)", rb->c[0].base_rel_iqr);
+		ok(ra->c[2].compiled && rb->c[2].compiled && !ra->c[1].compiled == !rb->c[1].compiled,
+		   "a static rejection after a cached compile counts as compiled on both");
+		ok(rb->c[2].no_perf && !rb->c[0].no_perf, "the verdict settings are read (perf=0)");
+		ok(!ra->c[4].judged && !rb->c[4].judged, "the candidate without a verdict is pending on both");
+		ok(ra->nroofs == 1 && rb->nroofs == 1 && rb->roofs[0].copy_gbs == 3000.5 &&
+		   ra->ndevices == 1 && rb->ndevices == 1 && rb->devices[0].verdicts == 4,
+		   "the device, its calibration and its verdict count");
+		ok(ra->verdict_settings == 2 && rb->verdict_settings == 2, "two verdict settings on both");
+	} else {
+		ok(0, "both runs load with 5 candidates");
+	}
+	kj_score_run_free(ra);
+	kj_score_run_free(rb);
+	{
+		kj_score_run *r = NULL;
+		is_int(kj_score_load(url, "nope", &r, &err), KJ_E_NOTFOUND, "a missing run is NOTFOUND on PostgreSQL");
+		like(err.msg, "no run 'nope'", "naming it");
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *env = getenv("KJ_TEST_PG_URL");
@@ -507,6 +675,7 @@ int main(void)
 	test_leases(url);
 	test_nul_source(url);
 	test_sqlite_refuses();
+	test_read_same();
 	kj_task_free(task);
 	if (started) {
 		char cmd[600];

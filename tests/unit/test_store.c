@@ -1,5 +1,6 @@
 /* The results store: migrations, idempotent candidates, verdicts and their
- * cache, and transactions that leave nothing half-written when interrupted. */
+ * cache, transactions that leave nothing half-written when interrupted, and
+ * the reads of reports and refine (on a store opened read-only). */
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kjudge/cluster.h"
 #include "kjudge/store.h"
 #include "store/schema.h"
 #include "tap.h"
@@ -408,6 +410,138 @@ static void test_interrupted(const kj_task *t)
 	kj_store_close(s);
 }
 
+/* ---- reading: read-only opens, a run's rows, a chain's attempts ---------------- */
+
+struct seen {
+	int runs, cands, judged, shapes, devices, span_settings;
+	int64_t run_id, last_cand;
+	char first_status[32];
+	double speedup0, shape_ms;
+};
+
+static int seen_run(void *ctx, const struct kj_store_run_row *r)
+{
+	struct seen *z = ctx;
+	z->runs++;
+	z->run_id = r->id;
+	return strcmp(r->backend, "cpu") != 0;
+}
+
+static int seen_cand(void *ctx, const struct kj_store_cand_row *c)
+{
+	struct seen *z = ctx;
+	if (c->id <= z->last_cand)
+		return 9; /* not in id order */
+	z->last_cand = c->id;
+	if (!z->cands++) {
+		snprintf(z->first_status, sizeof(z->first_status), "%s", c->status);
+		z->speedup0 = c->speedup;
+	}
+	z->judged += c->judged && c->json != NULL;
+	return 0;
+}
+
+static int seen_shape(void *ctx, const struct kj_store_shape_row *r)
+{
+	struct seen *z = ctx;
+	if (!z->shapes++)
+		z->shape_ms = r->ms;
+	return 0;
+}
+
+static int seen_device(void *ctx, const struct kj_store_device_row *d)
+{
+	((struct seen *)ctx)->devices++;
+	return 0;
+}
+
+static int seen_span(void *ctx, const struct kj_store_span_row *r)
+{
+	((struct seen *)ctx)->span_settings = r->settings;
+	return 0;
+}
+
+static int stop_cand(void *ctx, const struct kj_store_cand_row *c)
+{
+	return 42;
+}
+
+static int seen_attempt(void *ctx, const struct kj_store_attempt *a)
+{
+	int *v = ctx; /* rounds seen, with verdict, source bytes */
+	v[0] = v[0] * 10 + a->round;
+	v[1] += a->json != NULL;
+	v[2] += (int)a->source_len;
+	return 0;
+}
+
+static void test_reading(const kj_task *t)
+{
+	static const struct kj_store_reader rd = { seen_run, seen_cand, seen_shape, NULL, seen_device,
+						   seen_span };
+	struct kj_err err;
+	struct seen z;
+	kj_db *s = NULL, *r = NULL;
+	kj_verdict v;
+	struct kj_store_verdict_opts o;
+	int64_t run = 0, dev = 0, a, b;
+	int at[3] = { 0, 0, 0 };
+	const char *path = tmp_path("read.sqlite");
+	kj_err_init(&err);
+	is_int(kj_store_open_readonly(tmp_path("missing.sqlite"), &r, &err), KJ_E_IO,
+	       "a missing store is not created by a read-only open");
+	ok(access(tmp_path("missing.sqlite"), F_OK) != 0, "and no file appears");
+	if (kj_store_open(path, &s, &err) || kj_store_put_task(s, t, "", &err) ||
+	    kj_store_run_get_or_create(s, "rd", "cpu", "spec", "{}", &run, &err) ||
+	    kj_store_device_upsert(s, "cpu:t", "T", "x86_64", NULL, &dev, &err)) {
+		ok(0, "set up a store: %s", err.msg);
+		kj_store_close(s);
+		return;
+	}
+	a = add(s, run, "int a;", "m", 0, 0, NULL, &err);
+	b = add(s, run, "int bb;", "m", 0, 1, NULL, &err);
+	add(s, run, "int c;", "m", 0, 3, NULL, &err);
+	add(s, run, "int d;", "other", 0, 0, NULL, &err);
+	fake_verdict(&v, t, "int a;", 0);
+	memset(&o, 0, sizeof(o));
+	o.device_id = dev;
+	o.cache_key = "seeds=1;perf=1";
+	is_int(kj_store_put_verdict(s, a, &v, t, NULL, &o, &err), 0, "a verdict with two timed shapes");
+	kj_verdict_release(&v);
+	is_int(kj_store_attempts(s, run, "m", "t/relu", 0, seen_attempt, at, &err), 0,
+	       "kj_store_attempts reads the chain of (model, task, sample)");
+	ok(at[0] == 13 && at[1] == 1 && at[2] == 6 + 7 + 6,
+	   "by round (0, 1, 3), one with its verdict, the sources (%d %d %d)", at[0], at[1], at[2]);
+	kj_store_close(s);
+	(void)b;
+	if (!ok(kj_store_open_readonly(path, &r, &err) == 0, "a read-only open of the SQLite store")) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	is_str(kj_store_backend(r), "sqlite", "on the SQLite backend");
+	memset(&z, 0, sizeof(z));
+	is_int(kj_store_read_run(r, "rd", &rd, &z, &err), 0, "kj_store_read_run reads the run");
+	ok(z.runs == 1 && z.run_id == run && z.cands == 4 && z.judged == 1,
+	   "the run, its 4 candidates in id order, one judged (%d, %d, %d)", z.runs, z.cands, z.judged);
+	ok(!strcmp(z.first_status, "pass") && z.speedup0 == 1.7, "the verdict's status and speedup");
+	ok(z.shapes == 2 && z.shape_ms == 1.0 && z.devices == 1 && z.span_settings == 1,
+	   "its shapes, device and settings");
+	{
+		struct kj_store_reader stop = rd;
+		stop.cand = stop_cand;
+		is_int(kj_store_read_run(r, "rd", &stop, &z, &err), 42, "a callback's value stops the read");
+	}
+	is_int(kj_store_read_run(r, "nope", &rd, &z, &err), KJ_E_NOTFOUND, "a missing run is NOTFOUND");
+	like(err.msg, "no run 'nope' in '", "naming the run and the store");
+	ok(add(r, run, "int e;", "m", 1, 0, NULL, &err) < 0, "a read-only store refuses a write");
+	like(err.msg, "readonly", "with SQLite's reason");
+	kj_store_close(r);
+	is_int(kj_store_open(path, &s, &err), 0, "the store opens read-write again");
+	is_int(q_int(s, "SELECT count(*) FROM candidates"), 4, "unchanged by the read-only handle");
+	kj_store_close(s);
+}
+
+
 int main(void)
 {
 	struct kj_err err;
@@ -429,6 +563,7 @@ int main(void)
 	test_schema_file();
 	test_candidates_and_verdicts(t);
 	test_interrupted(t);
+	test_reading(t);
 	kj_task_free(t);
 	{
 		char cmd[600];
