@@ -116,6 +116,24 @@ struct kj_score_device {
 	int verdicts;
 };
 
+/* What the run's verdicts say of the judge and the GPU (from each verdict's
+ * kjudge_version, baseline_id and gpu_state): distinct values are counted,
+ * the first kept; -1 where no verdict said. */
+struct kj_score_judge_state {
+	char version[64];
+	int versions;          /* distinct kjudge versions among the verdicts */
+	char baseline_id[96];
+	int baseline_ids;      /* distinct baseline ids (GPU backends) */
+	int readings;          /* verdicts with a GPU state at their start and end */
+	int drift;             /* verdicts flagged gpu_drift */
+	char drift_why[256];   /* the first one's reason */
+	char driver[48];
+	int drivers;
+	int temp_min, temp_max;               /* over every reading, C */
+	int power_limit_min, power_limit_max; /* W */
+	int app_sm_min, app_sm_max;           /* SM application clock, MHz */
+};
+
 typedef struct kj_score_run {
 	int64_t id;
 	char *name, *backend, *created, *db_path;
@@ -131,6 +149,7 @@ typedef struct kj_score_run {
 	int nroofs;
 	struct kj_score_device *devices;
 	int ndevices;
+	struct kj_score_judge_state js;
 } kj_score_run;
 
 /* Reads run `run` from the store at db_path (a SQLite file or a

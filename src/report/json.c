@@ -155,6 +155,25 @@ static json_t *manifest(const kj_score_run *r, const kj_score_summary *s)
 		json_array_append_new(devs, e);
 	}
 	json_object_set_new(o, "devices", devs);
+	{
+		const struct kj_score_judge_state *js = &r->js;
+		json_t *g = json_object();
+		json_object_set_new(o, "verdict_kjudge_version", js->versions ? text(js->version) : json_null());
+		json_object_set_new(o, "verdict_kjudge_versions", json_integer(js->versions));
+		json_object_set_new(o, "baseline_id", js->baseline_ids ? text(js->baseline_id) : json_null());
+		json_object_set_new(o, "baseline_ids", json_integer(js->baseline_ids));
+		json_object_set_new(g, "readings", json_integer(js->readings));
+		json_object_set_new(g, "drift", json_integer(js->drift));
+		json_object_set_new(g, "drift_first", js->drift ? text(js->drift_why) : json_null());
+		json_object_set_new(g, "driver", js->drivers ? text(js->driver) : json_null());
+		json_object_set_new(g, "drivers", json_integer(js->drivers));
+#define RANGE(k, lo, hi) json_object_set_new(g, k, lo < 0 ? json_null() : json_pack("[ii]", lo, hi))
+		RANGE("temp_c", js->temp_min, js->temp_max);
+		RANGE("power_limit_w", js->power_limit_min, js->power_limit_max);
+		RANGE("app_sm_mhz", js->app_sm_min, js->app_sm_max);
+#undef RANGE
+		json_object_set_new(o, "gpu_state", g);
+	}
 	json_object_set_new(o, "store", text(r->db_path));
 	json_object_set_new(o, "schema_version", json_integer(r->schema_version));
 	return o;

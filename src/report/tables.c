@@ -290,6 +290,23 @@ int kjr_manifest(const kj_score_run *r, const kj_score_summary *s, struct kjr_it
 		item(it, &n, max, "device", "%s (%s%s%s): %d verdicts", *dv->name ? dv->name : dv->uuid,
 		     dv->uuid, *dv->arch ? ", " : "", dv->arch, dv->verdicts);
 	}
+	if (r->js.versions)
+		item(it, &n, max, "judged by", "kjudge %s%s", r->js.version,
+		     r->js.versions > 1 ? " and other versions (the verdicts differ)" : "");
+	if (r->js.baseline_ids)
+		item(it, &n, max, "baseline", "%s%s", r->js.baseline_id,
+		     r->js.baseline_ids > 1 ? " and others (the verdicts' baselines differ)" : "");
+	if (r->js.readings) {
+		item(it, &n, max, "GPU state", "%d verdicts read at start and end: driver %s%s, power limit %d-%d W, "
+		     "SM application clock %d-%d MHz, %d-%d C", r->js.readings, r->js.driver,
+		     r->js.drivers > 1 ? " (and another)" : "", r->js.power_limit_min, r->js.power_limit_max,
+		     r->js.app_sm_min, r->js.app_sm_max, r->js.temp_min, r->js.temp_max);
+		if (r->js.drift)
+			item(it, &n, max, "GPU drift", "%d verdicts flagged gpu_drift (first: %s): their times "
+			     "may not compare", r->js.drift, r->js.drift_why);
+		else
+			item(it, &n, max, "GPU drift", "none");
+	}
 	for (int d = 0; d < r->nroofs; d++) {
 		const struct kj_score_roof *f = &r->roofs[d];
 		size_t o = 0;

@@ -93,6 +93,63 @@ static double baseline_rel_iqr(json_t *v)
 	return best;
 }
 
+/* distinct strings: the first kept in `keep`, `count` raised when a new
+ * one differs from it (two kinds is what a reader needs to know) */
+static void note_str(char *keep, size_t len, int *count, const char *v)
+{
+	if (!v || !*v)
+		return;
+	if (!*count) {
+		snprintf(keep, len, "%s", v);
+		*count = 1;
+	} else if (strcmp(keep, v) && *count == 1) {
+		*count = 2;
+	}
+}
+
+static void note_range(int *lo, int *hi, json_t *x)
+{
+	int v;
+	if (!json_is_integer(x))
+		return;
+	v = (int)json_integer_value(x);
+	if (*lo < 0 || v < *lo)
+		*lo = v;
+	if (*hi < 0 || v > *hi)
+		*hi = v;
+}
+
+/* One verdict's kjudge_version, baseline_id and gpu_state into the run's
+ * summary. */
+static void note_judge_state(struct kj_score_judge_state *js, json_t *v)
+{
+	json_t *g = json_object_get(v, "gpu_state"), *st[2];
+	note_str(js->version, sizeof(js->version), &js->versions,
+		 json_string_value(json_object_get(v, "kjudge_version")));
+	note_str(js->baseline_id, sizeof(js->baseline_id), &js->baseline_ids,
+		 json_string_value(json_object_get(v, "baseline_id")));
+	if (!json_is_object(g))
+		return;
+	st[0] = json_object_get(g, "start");
+	st[1] = json_object_get(g, "end");
+	if (!json_is_object(st[0]) || !json_is_object(st[1]))
+		return;
+	js->readings++;
+	if (json_is_string(json_object_get(g, "drift"))) {
+		if (!js->drift)
+			snprintf(js->drift_why, sizeof(js->drift_why), "%s",
+				 json_string_value(json_object_get(g, "drift")));
+		js->drift++;
+	}
+	for (int k = 0; k < 2; k++) {
+		note_str(js->driver, sizeof(js->driver), &js->drivers,
+			 json_string_value(json_object_get(st[k], "driver")));
+		note_range(&js->temp_min, &js->temp_max, json_object_get(st[k], "temp_c"));
+		note_range(&js->power_limit_min, &js->power_limit_max, json_object_get(st[k], "power_limit_w"));
+		note_range(&js->app_sm_min, &js->app_sm_max, json_object_get(st[k], "app_sm_mhz"));
+	}
+}
+
 struct load_ctx {
 	kj_score_run *r;
 	size_t cap;
@@ -168,8 +225,10 @@ static int on_cand(void *ctx, const struct kj_store_cand_row *row)
 				    !strcmp(c->stage, "performance") || !strcmp(c->stage, "done") ||
 				    (!strcmp(c->status, "rejected") && !strcmp(c->stage, "static") &&
 				     v && compiled_before_reject(v)));
-	if (v)
+	if (v) {
 		c->base_rel_iqr = baseline_rel_iqr(v);
+		note_judge_state(&((struct load_ctx *)ctx)->r->js, v);
+	}
 	json_decref(v);
 	c->correct = c->judged && !strcmp(c->status, "pass");
 	c->call_ok = c->judged && (c->correct || !strcmp(c->status, "mismatch") ||
@@ -290,6 +349,9 @@ int kj_score_load(const char *db_path, const char *run, kj_score_run **out, stru
 	*out = NULL;
 	/* the manifest names the store, never a URL's password */
 	kj_store_redact(db_path, shown, sizeof(shown));
+	if (r)
+		r->js.temp_min = r->js.temp_max = r->js.power_limit_min = r->js.power_limit_max =
+			r->js.app_sm_min = r->js.app_sm_max = -1;
 	if (!r || !(r->db_path = strdup(shown))) {
 		free(r);
 		return kj_err_set(err, KJ_E_NOMEM, "out of memory");

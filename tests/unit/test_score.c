@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kjudge/score.h"
+#include "report/report_internal.h"
 #include "store/schema.h"
 #include "tap.h"
 
@@ -257,7 +258,66 @@ static void build_store(const char *path)
 			sql(q);
 		}
 	}
+	/* run 6: two CUDA verdicts that say which kjudge and baseline judged
+	 * them and what the GPU's state was; the second drifted */
+	sql("INSERT INTO runs (id, name, backend, settings) VALUES (6, 'gs', 'cuda', '{}')");
+	for (int k = 0; k < 2; k++) {
+		char q[2048];
+		snprintf(q, sizeof(q),
+			 "INSERT INTO candidates (id, run_id, task, source, sha256, model, sample) VALUES (%d, 6, "
+			 "'level1/relu', '%s', 'gs%d', 'A', %d)", 60 + k, GOOD, k, k);
+		sql(q);
+		snprintf(q, sizeof(q),
+			 "INSERT INTO verdicts (candidate_id, run_id, task, sha256, backend, device_id, cache_key, "
+			 "status, stage, json, judged_at) VALUES (%d, 6, 'level1/relu', 'gs%d', 'cuda', 1, "
+			 "'seeds=5;perf=0', 'pass', 'done', '{\"kjudge_version\": \"0.1+gabc\", "
+			 "\"baseline_id\": \"harness/123\", \"gpu_state\": {\"start\": {\"driver\": \"580.1\", "
+			 "\"temp_c\": %d, \"power_limit_w\": 700, \"app_sm_mhz\": 1980}, \"end\": {\"driver\": "
+			 "\"580.1\", \"temp_c\": %d, \"power_limit_w\": %d, \"app_sm_mhz\": 1980}, \"drift\": %s}}', "
+			 "'2024-06-01')",
+			 60 + k, k, 30 + k, 41 + 40 * k, k ? 500 : 700,
+			 k ? "\"the power limit (W) changed from 700 to 500\"" : "null");
+		sql(q);
+	}
 	sqlite3_close(db);
+}
+
+/* What the verdicts say of the judge and the GPU, in the run's summary and
+ * its manifest. */
+static void test_judge_state(const char *path)
+{
+	kj_score_run *r = NULL;
+	kj_score_summary s;
+	struct kjr_item it[KJR_MAX_ITEMS];
+	struct kj_err err;
+	int n, seen = 0;
+	kj_err_init(&err);
+	if (!ok(kj_score_load(path, "gs", &r, &err) == 0, "run gs loads (%s)", err.msg))
+		return;
+	is_int(r->js.readings, 2, "two verdicts with GPU readings");
+	is_int(r->js.drift, 1, "one drifted");
+	like(r->js.drift_why, "power limit", "the drift's reason is kept");
+	is_int(r->js.temp_min, 30, "lowest temperature");
+	is_int(r->js.temp_max, 81, "highest temperature");
+	is_int(r->js.power_limit_min, 500, "lowest power limit");
+	is_int(r->js.power_limit_max, 700, "highest power limit");
+	is_int(r->js.versions, 1, "one kjudge version");
+	ok(!strcmp(r->js.version, "0.1+gabc") && !strcmp(r->js.baseline_id, "harness/123"),
+	   "the version and baseline id are kept");
+	ok(kj_score_summarise(r, &s, &err) == 0, "summarised");
+	n = kjr_manifest(r, &s, it, KJR_MAX_ITEMS);
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(it[i].key, "GPU drift") && strstr(it[i].val, "1 verdicts flagged gpu_drift"))
+			seen |= 1;
+		if (!strcmp(it[i].key, "GPU state") && strstr(it[i].val, "500-700 W") &&
+		    strstr(it[i].val, "30-81 C"))
+			seen |= 2;
+		if (!strcmp(it[i].key, "judged by") && strstr(it[i].val, "0.1+gabc"))
+			seen |= 4;
+	}
+	is_int(seen, 7, "the manifest says the drift, the GPU's ranges and the judge's version");
+	kj_score_summary_release(&s);
+	kj_score_run_free(r);
 }
 
 static void test_untimed(const char *path)
@@ -451,6 +511,7 @@ int main(void)
 	build_store(path);
 	test_summary(path);
 	test_untimed(path);
+	test_judge_state(path);
 	unlink(path);
 	rmdir(dir);
 	return done_testing();
