@@ -40,3 +40,22 @@ done_testing() {
 	echo "1..$n_"
 	[ "$failed_" -eq 0 ]
 }
+
+# pg_start: a throw-away PostgreSQL server in $TMP/pg (tests/cli/pg.sh) and
+# its URL in $URL; with none here, the whole test skips (exit 77 from pg.sh)
+# unless CI or KJ_REQUIRE_PG asks for one, and any other failure is one
+# failing test.  The caller sets the trap that stops it.
+pg_start() {
+	local rc
+	URL=$("$KJ_ROOT/tests/cli/pg.sh" start "$TMP/pg" 2>"$TMP/pg.err")
+	rc=$?
+	[ $rc -eq 0 ] && return 0
+	if [ $rc -eq 77 ] && [ -z "${KJ_REQUIRE_PG:-}${CI:-}" ]; then
+		echo "1..0 # SKIP no PostgreSQL server here: $(head -n 1 "$TMP/pg.err")"
+		exit 0
+	fi
+	echo "not ok 1 - start a PostgreSQL server (Debian package postgresql)"
+	sed 's/^/#   /' "$TMP/pg.err" | head -40
+	echo "1..1"
+	exit 1
+}

@@ -19,18 +19,7 @@ if ! command -v psql >/dev/null 2>&1; then
 	echo "1..0 # SKIP the psql command is not installed"
 	exit 0
 fi
-URL=$("$KJ_ROOT/tests/cli/pg.sh" start "$TMP/pg" 2>"$TMP/pg.err")
-rc=$?
-if [ $rc -ne 0 ]; then
-	if [ $rc -eq 77 ] && [ -z "${KJ_REQUIRE_PG:-}${CI:-}" ]; then
-		echo "1..0 # SKIP no PostgreSQL server here: $(head -n 1 "$TMP/pg.err")"
-		exit 0
-	fi
-	echo "not ok 1 - start a PostgreSQL server (Debian package postgresql)"
-	sed 's/^/#   /' "$TMP/pg.err" | head -40
-	echo "1..1"
-	exit 1
-fi
+pg_start
 trap '"$KJ_ROOT/tests/cli/pg.sh" stop "$TMP/pg"; rm -rf "$TMP"' EXIT
 
 pq() { psql -X -At -v ON_ERROR_STOP=1 "$URL" -c "$1"; }

@@ -22,18 +22,7 @@ for c in psql curl; do
 		exit 0
 	fi
 done
-URL=$("$KJ_ROOT/tests/cli/pg.sh" start "$TMP/pg" 2>"$TMP/pg.err")
-rc=$?
-if [ $rc -ne 0 ]; then
-	if [ $rc -eq 77 ] && [ -z "${KJ_REQUIRE_PG:-}${CI:-}" ]; then
-		echo "1..0 # SKIP no PostgreSQL server here: $(head -n 1 "$TMP/pg.err")"
-		exit 0
-	fi
-	echo "not ok 1 - start a PostgreSQL server (Debian package postgresql)"
-	sed 's/^/#   /' "$TMP/pg.err" | head -40
-	echo "1..1"
-	exit 1
-fi
+pg_start
 cleanup() {
 	for f in "$TMP"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
 	"$KJ_ROOT/tests/cli/pg.sh" stop "$TMP/pg"
