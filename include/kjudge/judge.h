@@ -69,6 +69,38 @@ enum kj_flag {
 const char *kj_status_name(kj_status s);
 int kj_status_from_name(const char *s, kj_status *out);
 const char *kj_stage_name(kj_stage s);
+
+/* Where one evaluation's wall time went, finer than its stages (self time:
+ * a part nested in another counts only in the inner one); "other" is the
+ * rest of total_s.  Printed as the verdict's "profile_seconds" and summed
+ * over a batch by `kjudge run --json` (issue: where the GPU thread's time
+ * goes per candidate). */
+typedef enum kj_prof {
+	KJ_PROF_SETUP = 0,   /* device open, GPU state readings, calibration load */
+	KJ_PROF_STATIC,      /* source and binary checks */
+	KJ_PROF_COMPILE,
+	KJ_PROF_BASELINE,    /* the baseline prepass's own work (cache lookups, timing) */
+	KJ_PROF_SPAWN,       /* the worker's process and sandbox */
+	KJ_PROF_CONTEXT,     /* the worker's CUDA context (SETUP) */
+	KJ_PROF_FLOOR,       /* empty calls measuring the round-trip floor */
+	KJ_PROF_LOAD,        /* loading the candidate */
+	KJ_PROF_SHAPE,       /* a shape's plan and buffers */
+	KJ_PROF_GEN,         /* input generation */
+	KJ_PROF_REF,         /* the fp64 reference */
+	KJ_PROF_BASE_RUN,    /* the eager baseline's untimed runs */
+	KJ_PROF_CALL,        /* untimed candidate calls (prepare, IPC, snapshot) */
+	KJ_PROF_TIMED_CALL,  /* timed candidate calls */
+	KJ_PROF_INPUT_CHECK, /* inputs compared with their pristine copies */
+	KJ_PROF_COMPARE,     /* outputs against the reference */
+	KJ_PROF_VS_BASE,     /* timed calls' outputs against the baseline's */
+	KJ_PROF_TIME_BASE,   /* timed baseline runs and trains */
+	KJ_PROF_TRAIN,       /* the candidate's trains and their checks */
+	KJ_PROF_TEARDOWN,    /* worker stop, buffers, the end's GPU state, scratch */
+	KJ_PROF_OTHER,
+	KJ_PROF_COUNT
+} kj_prof;
+
+const char *kj_prof_name(kj_prof p);
 /* Appends flag names ("fallback,unstable_timing") to buf. */
 void kj_flags_str(unsigned flags, char *buf, size_t len);
 
@@ -145,6 +177,7 @@ typedef struct kj_verdict {
 	kj_perf *perf;
 	double speedup;      /* weighted geometric mean over perf shapes; 0 when not timed */
 	double stage_s[KJ_STAGE_COUNT];
+	double prof_s[KJ_PROF_COUNT]; /* kj_prof: self seconds per part, summing to total_s */
 	double total_s;
 	char device[128];
 	int seeds;

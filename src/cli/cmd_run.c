@@ -386,6 +386,9 @@ struct device {
 	 * written by that thread only, read after it ended): `kjudge run --json` */
 	int jobs;
 	double first_start, last_end, busy, wait;
+	/* the judged verdicts' profiles summed (kj_prof), and the part of busy
+	 * spent around kj_eval (the store's begin and put, reused copies) */
+	double prof[KJ_PROF_COUNT], record;
 };
 
 struct runner {
@@ -530,11 +533,17 @@ static void judge_one(struct runner *r, struct device *d, struct job *j, int *fa
 	o.cache_dir = r->cache_dir;
 	if ((rc = kj_store_judgement_begin(r->db, j->cid, d->id, &jid, &err)))
 		goto fail;
-	rc = kj_eval(j->t, j->source, j->len, &o, &v, &err);
+	{
+		double e0 = kj_cli_now_s();
+		rc = kj_eval(j->t, j->source, j->len, &o, &v, &err);
+		d->record -= kj_cli_now_s() - e0;
+	}
 	if (rc) {
 		kj_verdict_release(&v);
 		goto fail;
 	}
+	for (int p = 0; p < KJ_PROF_COUNT; p++)
+		d->prof[p] += v.prof_s[p];
 	/* the compile happened in the pool: report its cost, not the cache hit */
 	if (v.compile_cached && j->pre_ok && !j->pre_cached) {
 		v.compile_cached = 0;
@@ -625,6 +634,7 @@ static void *eval_main(void *arg)
 			judge_one(r, a->d, &r->jobs[i], &fails);
 			a->d->last_end = kj_cli_now_s() - r->t0;
 			a->d->busy += kj_cli_now_s() - j0;
+			a->d->record += kj_cli_now_s() - j0;
 		}
 		pthread_mutex_lock(&r->mu);
 		r->jobs[i].state = J_DONE;
@@ -1170,15 +1180,31 @@ int cmd_run(int argc, char **argv)
 		json_object_set_new(o, "seconds", json_real(kj_cli_now_s() - t0));
 		{
 			/* per evaluation thread (GPU, or the CPU track's one lane) */
-			json_t *ds = json_array();
-			for (int d = 0; d < r.ndevs; d++)
-				json_array_append_new(
-					ds, json_pack("{s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal",
-						      r.devs[d].ordinal, "device_id", (json_int_t)r.devs[d].id,
-						      "jobs", r.devs[d].jobs, "first_start_s", r.devs[d].first_start,
-						      "last_end_s", r.devs[d].last_end, "busy_s", r.devs[d].busy,
-						      "wait_s", r.devs[d].wait));
+			json_t *ds = json_array(), *tot = json_object();
+			double sum[KJ_PROF_COUNT] = { 0 }, rec = 0;
+			for (int d = 0; d < r.ndevs; d++) {
+				json_t *dv = json_pack("{s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal", r.devs[d].ordinal,
+						       "device_id", (json_int_t)r.devs[d].id, "jobs", r.devs[d].jobs,
+						       "first_start_s", r.devs[d].first_start, "last_end_s",
+						       r.devs[d].last_end, "busy_s", r.devs[d].busy, "wait_s",
+						       r.devs[d].wait);
+				json_t *pf = json_object();
+				for (int p = 0; p < KJ_PROF_COUNT; p++) {
+					json_object_set_new(pf, kj_prof_name((kj_prof)p), json_real(r.devs[d].prof[p]));
+					sum[p] += r.devs[d].prof[p];
+				}
+				json_object_set_new(pf, "record", json_real(r.devs[d].record));
+				rec += r.devs[d].record;
+				json_object_set_new(dv, "profile_s", pf);
+				json_array_append_new(ds, dv);
+			}
 			json_object_set_new(o, "devices", ds);
+			/* where the evaluation threads' busy time went, summed over
+			 * the judged candidates (verdict "profile_seconds") */
+			for (int p = 0; p < KJ_PROF_COUNT; p++)
+				json_object_set_new(tot, kj_prof_name((kj_prof)p), json_real(sum[p]));
+			json_object_set_new(tot, "record", json_real(rec));
+			json_object_set_new(o, "profile_s", tot);
 		}
 		s = json_dumps(o, JSON_COMPACT);
 		puts(s ? s : "{}");

@@ -638,7 +638,10 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 	wo.spin = !j->track->baseline_after_candidate;
 	if (j->gpu)
 		wo.cuda_uuid = kj_gpu_get_info(j->gpu)->uuid;
-	if ((rc = kj_worker_start(&j->w, &wo, j->err)))
+	kjj_prof_begin(j, KJ_PROF_SPAWN);
+	rc = kj_worker_start(&j->w, &wo, j->err);
+	kjj_prof_end(j);
+	if (rc)
 		return rc;
 	j->worker_up = 1;
 	if (j->w.limits[0]) {
@@ -649,7 +652,10 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 	/* Trusted: nothing of the candidate's is in the worker yet.  The CUDA
 	 * context first (SETUP), then empty calls through the CALL path. */
 	if (j->gpu) {
-		if ((rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err)))
+		kjj_prof_begin(j, KJ_PROF_CONTEXT);
+		rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err);
+		kjj_prof_end(j);
+		if (rc)
 			return rc;
 		if (python && (rc = py_env_error(j, &res)))
 			return rc;
@@ -657,6 +663,7 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 			return kj_err_set(j->err, KJ_E_WORKER, "the worker could not set up its device: %s",
 					  res.msg);
 	}
+	kjj_prof_begin(j, KJ_PROF_FLOOR);
 	for (int i = 0; i < FLOOR_PROBES; i++) {
 		if ((rc = kj_worker_probe(&j->w, NULL, 0, NULL, 0, o->call_timeout_s, &res, j->err)))
 			return rc;
@@ -665,6 +672,7 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 					  "candidate was loaded: %s", res.msg);
 		rt[i] = (double)res.judge_ns;
 	}
+	kjj_prof_end(j);
 	kj_timing_summary(rt, FLOOR_PROBES, &m, &q, &dummy);
 	j->floor_ns = (int64_t)m;
 	j->v->rtt_floor_us = m / 1e3;
@@ -680,8 +688,11 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 				return rc;
 	}
 	/* the candidate */
-	if ((rc = kj_worker_load(&j->w, j->load_path, j->t->name, j->load_nptr, j->t->nsyms, j->load_timeout_s,
-				 &res, j->err)))
+	kjj_prof_begin(j, KJ_PROF_LOAD);
+	rc = kj_worker_load(&j->w, j->load_path, j->t->name, j->load_nptr, j->t->nsyms, j->load_timeout_s, &res,
+			    j->err);
+	kjj_prof_end(j);
+	if (rc)
 		return rc;
 	if (python && (rc = py_env_error(j, &res)))
 		return rc;
@@ -730,6 +741,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	j.err = err;
 	j.track = kj_backend_is_gpu(o->backend) ? &kjj_track_cuda : &kjj_track_cpu;
 	kj_verdict_init(v);
+	kjj_prof_track(&j);
 	j.bdist = calloc((size_t)(t->nbind > 0 ? t->nbind : 1) * KJJ_MAX_OUTPUTS * KJJ_FLAVOURS, sizeof(*j.bdist));
 	if (!j.bdist)
 		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
@@ -758,7 +770,9 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		/* python3, torch, triton, cupy and a device are checked first, so
 		 * the message names what is missing; then the source's static
 		 * check (a verdict needs no GPU) */
+		kjj_prof_begin(&j, KJ_PROF_STATIC);
 		rc = kjj_py_prepare(&j, source, len, &py);
+		kjj_prof_end(&j);
 		if (rc) {
 			if (rc > 0)
 				rc = 0;
@@ -767,6 +781,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	}
 	if (kj_backend_is_gpu(o->backend)) {
 		const kj_gpu_info *gi;
+		kjj_prof_begin(&j, KJ_PROF_SETUP);
 		if (!kj_gpu_available()) {
 			kjj_py_release(&py);
 			return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend needs a CUDA device and a "
@@ -802,6 +817,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			}
 			kj_err_init(err);
 		}
+		kjj_prof_end(&j);
 	} else {
 		cpu_device(v->device, sizeof(v->device));
 	}
@@ -829,8 +845,10 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 
 	/* static (source) */
 	ts = kjj_now_s();
+	kjj_prof_begin(&j, KJ_PROF_STATIC);
 	if (kjj_stage_static(&j, source, len))
 		goto out;
+	kjj_prof_end(&j);
 	v->stage_s[KJ_STAGE_STATIC] = kjj_now_s() - ts;
 
 	/* compile */
@@ -844,8 +862,10 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	co.unconfined = unconfined;
 	if (j.gpu)
 		co.arch = kj_gpu_get_info(j.gpu)->arch;
+	kjj_prof_begin(&j, KJ_PROF_COMPILE);
 	if ((rc = kj_compile(source, len, &co, &cr, err)))
 		goto out;
+	kjj_prof_end(&j);
 	v->compile_cached = cr.cached;
 	v->compile_s = cr.seconds;
 	if (cr.limits[0])
@@ -877,6 +897,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 
 	/* static (binary) */
 	ts = kjj_now_s();
+	kjj_prof_begin(&j, KJ_PROF_STATIC);
 	if ((rc = kj_symcheck_so(cr.so_path, o->backend, &sc, err)))
 		goto out;
 	if (sc.verdict == 2) {
@@ -891,6 +912,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			goto out;
 		}
 	}
+	kjj_prof_end(&j);
 	v->stage_s[KJ_STAGE_STATIC] += kjj_now_s() - ts;
 	j.load_path = cr.so_path;
 
@@ -898,8 +920,10 @@ start_worker:
 	/* the GPU's baseline, while no process of this candidate exists */
 	if (j.gpu && !o->no_perf) {
 		ts = kjj_now_s();
+		kjj_prof_begin(&j, KJ_PROF_BASELINE);
 		if ((rc = kjj_baseline_prepass(&j)))
 			goto out;
+		kjj_prof_end(&j);
 		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
 	}
 	ts = kjj_now_s();
@@ -933,6 +957,10 @@ start_worker:
 		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
 	}
 out:
+	/* a part left by a goto ends here */
+	while (j.prof_depth > 0)
+		kjj_prof_end(&j);
+	kjj_prof_begin(&j, KJ_PROF_TEARDOWN);
 	if (j.worker_up) {
 		if (j.w.log.total > j.w.log.len)
 			v->flags |= KJ_FLAG_OUTPUT_TRUNCATED;
@@ -956,6 +984,7 @@ out:
 	kjj_py_release(&py);
 	free(j.bdist);
 	v->total_s = kjj_now_s() - t0;
+	kjj_prof_finish(&j);
 	if (rc)
 		return rc;
 	return 0;

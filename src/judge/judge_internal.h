@@ -162,6 +162,13 @@ struct judge {
 	const struct kj_eval_opts *o;
 	kj_verdict *v;
 	const struct kjj_track *track;
+	/* the profile (profile.c): track is prof_track, which times each of
+	 * inner's functions into v->prof_s; the stack gives self times */
+	const struct kjj_track *inner;
+	struct kjj_track prof_track;
+	int prof_depth;
+	kj_prof prof_stack[8];
+	double prof_mark;
 	struct kj_worker w;
 	int worker_up;
 	const char *load_path; /* what LOAD loads (the object, or the Python candidate) */
@@ -204,6 +211,14 @@ struct judge {
 };
 
 double kjj_now_s(void);
+/* The profile: kjj_prof_track wraps j->track so that every track function
+ * is timed; begin/end bracket the judge's own parts (nesting: the inner
+ * part's time is taken off the outer's); kjj_prof_finish puts the rest of
+ * v->total_s in "other". */
+void kjj_prof_track(struct judge *j);
+void kjj_prof_begin(struct judge *j, kj_prof p);
+void kjj_prof_end(struct judge *j);
+void kjj_prof_finish(struct judge *j);
 /* A random draw the candidate cannot reproduce (getrandom). */
 uint32_t kjj_fresh_random(void);
 int kjj_is_output(const kj_task *t, int vi);

@@ -195,6 +195,12 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	for (int s = 0; s < KJ_STAGE_DONE; s++)
 		json_object_set_new(stages, kj_stage_name((kj_stage)s), json_real(v->stage_s[s]));
 	json_object_set_new(o, "stage_seconds", stages);
+	{
+		json_t *prof = json_object();
+		for (int p = 0; p < KJ_PROF_COUNT; p++)
+			json_object_set_new(prof, kj_prof_name((kj_prof)p), json_real(v->prof_s[p]));
+		json_object_set_new(o, "profile_seconds", prof);
+	}
 	json_object_set_new(o, "total_seconds", json_real(v->total_s));
 	json_object_set_new(o, "device", json_string(v->device));
 	json_object_set_new(o, "kjudge_version", json_string(v->version));
