@@ -151,6 +151,16 @@ say()
 say("MEDIAN over %d candidates: cold total %s s (target < 3), warm total %s s (target < 1.5), "
     "perf run total - performance %s s (target < 1.5)" % (
         len(order), f(med(cold_all)), f(med(warm_all)), f(med(beyond_all))))
+for kind in ("cold", "warm", "perf"):
+    # the median of each profile part (verdict profile_seconds) over the candidates' runs of this kind
+    parts = {}
+    for cand in order:
+        for x in runs[cand][kind]:
+            for k, val in ((x["v"] or {}).get("profile_seconds") or {}).items():
+                parts.setdefault(k, []).append(val)
+    if parts:
+        top = sorted(((med(vs), k) for k, vs in parts.items()), reverse=True)
+        say("profile %-4s (median s): " % kind + " ".join("%s %.3f" % (k, m) for m, k in top if m >= 0.005))
 if skipped:
     say("skipped (TOTAL or no task line): " + " ".join(skipped))
 if out_dir:

@@ -104,5 +104,13 @@ perl -MJSON::PP -e '
 	printf "status: %s\n", join(" ", map { "$_=$s->{by_status}{$_}" } sort grep { $s->{by_status}{$_} } keys %{$s->{by_status}});
 	printf "throughput: %d candidates in %.1f s on %d %s device(s) = %.0f candidates per %s-hour\n",
 		$c, $secs, $ndev, $backend, $c / $secs * 3600 / $ndev, $backend eq "cuda" ? "GPU" : "device";
+	# where the evaluation threads spent their time, per judged candidate
+	if (my $p = $s->{profile_s} and $c > 0) {
+		my @k = sort { $p->{$b} <=> $p->{$a} } keys %$p;
+		printf "profile (s per judged candidate): %s\n",
+			join(" ", map { sprintf "%s %.3f", $_, $p->{$_} / $c } grep { $p->{$_} / $c >= 0.0005 } @k);
+		my $busy = 0; $busy += $_->{busy_s} for @{$s->{devices} || []};
+		printf "evaluation threads busy %.1f s of %.1f s wall\n", $busy, $secs;
+	}
 ' "$work/summary.json" "$start" "$end" "$ndev" "$backend"
 exit $rc
