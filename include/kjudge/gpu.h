@@ -59,6 +59,11 @@ int kj_gpu_sync(kj_gpu *g, struct kj_err *err);
 /* kj_gen_fill on the device: bit-identical to the CPU. */
 int kj_gpu_gen(kj_gpu *g, void *dptr, kj_dtype t, size_t n, const kj_dist *d,
 	       const kj_outliers *outl, uint64_t seed, uint32_t tensor_id, struct kj_err *err);
+/* Inputs for timed calls: the declared distribution (no outliers) drawn
+ * fast, not bit-identical to the CPU (src/ops/cuda/gen_fast.cu); what it
+ * cannot draw goes to kj_gpu_gen.  Enqueued, not waited for. */
+int kj_gpu_gen_fast(kj_gpu *g, void *dptr, kj_dtype t, size_t n, const kj_dist *d, uint64_t seed,
+		    uint32_t tensor_id, struct kj_err *err);
 /* Converts n elements from src (type st) to dst (type dt), kj_store rules.
  * KJ_DTYPE_COUNT as a type means double (the reference's storage). */
 #define KJ_F64 KJ_DTYPE_COUNT

@@ -105,6 +105,9 @@ struct kjj_track {
 	void (*shape_free)(struct judge *j, struct kjj_shape *s);
 	/* fresh inputs for (seed, flavour) into the judge's pristine copies */
 	int (*gen)(struct judge *j, struct kjj_shape *s, uint64_t seed, kj_seed_flavour fl);
+	/* NULL, or fresh inputs for a timed call (the declared distributions,
+	 * drawn by a faster generator than gen's: not the CPU track's bits) */
+	int (*gen_timed)(struct judge *j, struct kjj_shape *s, uint64_t seed);
 	/* the fp64 reference, and the eager baseline, on the current inputs */
 	int (*run_ref)(struct judge *j, struct kjj_shape *s);
 	int (*run_base)(struct judge *j, struct kjj_shape *s);
@@ -168,6 +171,7 @@ struct judge {
 	struct kjj_track prof_track;
 	int prof_depth;
 	kj_prof prof_stack[8];
+	double prof_self[8];   /* each open part's self time so far (KJ_PROF_LOG) */
 	double prof_mark;
 	struct kj_worker w;
 	int worker_up;

@@ -6,6 +6,8 @@
  * teardown) are bracketed with kjj_prof_begin/end.  Uses the judge's
  * internals only.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "judge/judge_internal.h"
@@ -24,12 +26,36 @@ const char *kj_prof_name(kj_prof p)
 void kjj_prof_begin(struct judge *j, kj_prof p)
 {
 	double now = kjj_now_s();
-	if (j->prof_depth > 0)
+	int max = (int)(sizeof(j->prof_stack) / sizeof(j->prof_stack[0]));
+	if (j->prof_depth > 0 && j->prof_depth <= max) {
 		j->v->prof_s[j->prof_stack[j->prof_depth - 1]] += now - j->prof_mark;
-	if (j->prof_depth < (int)(sizeof(j->prof_stack) / sizeof(j->prof_stack[0])))
+		j->prof_self[j->prof_depth - 1] += now - j->prof_mark;
+	}
+	if (j->prof_depth < max) {
 		j->prof_stack[j->prof_depth] = p;
+		j->prof_self[j->prof_depth] = 0;
+	}
 	j->prof_depth++;
 	j->prof_mark = now;
+}
+
+/* KJ_PROF_LOG=FILE, for bench/ to see which parts are many and which are
+ * long: one line per part that ended (task, part, perf shape or -1, self
+ * seconds of this span, nesting depth). */
+static void prof_log(struct judge *j, kj_prof p, double self_s)
+{
+	static const char *path;
+	static int checked;
+	FILE *f;
+	if (!checked) {
+		path = getenv("KJ_PROF_LOG");
+		checked = 1;
+	}
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	fprintf(f, "%s\t%s\t%d\t%.6f\t%d\n", j->t ? j->t->id : "-", kj_prof_name(p), j->cur_perf, self_s,
+		j->prof_depth);
+	fclose(f);
 }
 
 void kjj_prof_end(struct judge *j)
@@ -38,8 +64,12 @@ void kjj_prof_end(struct judge *j)
 	int max = (int)(sizeof(j->prof_stack) / sizeof(j->prof_stack[0]));
 	if (j->prof_depth <= 0)
 		return;
-	if (j->prof_depth <= max)
-		j->v->prof_s[j->prof_stack[j->prof_depth - 1]] += now - j->prof_mark;
+	if (j->prof_depth <= max) {
+		kj_prof p = j->prof_stack[j->prof_depth - 1];
+		j->v->prof_s[p] += now - j->prof_mark;
+		j->prof_self[j->prof_depth - 1] += now - j->prof_mark;
+		prof_log(j, p, j->prof_self[j->prof_depth - 1]);
+	}
 	j->prof_depth--;
 	j->prof_mark = now;
 }
@@ -77,6 +107,15 @@ static int p_gen(struct judge *j, struct kjj_shape *s, uint64_t seed, kj_seed_fl
 	int rc;
 	kjj_prof_begin(j, KJ_PROF_GEN);
 	rc = j->inner->gen(j, s, seed, fl);
+	kjj_prof_end(j);
+	return rc;
+}
+
+static int p_gen_timed(struct judge *j, struct kjj_shape *s, uint64_t seed)
+{
+	int rc;
+	kjj_prof_begin(j, KJ_PROF_GEN);
+	rc = j->inner->gen_timed(j, s, seed);
 	kjj_prof_end(j);
 	return rc;
 }
@@ -194,6 +233,7 @@ void kjj_prof_track(struct judge *j)
 	WRAP(shape_init);
 	WRAP(shape_free);
 	WRAP(gen);
+	WRAP(gen_timed);
 	WRAP(run_ref);
 	WRAP(run_base);
 	WRAP(call);

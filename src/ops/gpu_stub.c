@@ -21,6 +21,7 @@ int kj_gpu_copy_d2d_async(kj_gpu *g, void *dst, const void *src, size_t bytes, s
 int kj_gpu_ipc_handle(kj_gpu *g, void *dptr, unsigned char handle[64], struct kj_err *err) { (void)g; (void)dptr; (void)handle; return NOT_BUILT(err); }
 int kj_gpu_sync(kj_gpu *g, struct kj_err *err) { (void)g; return NOT_BUILT(err); }
 int kj_gpu_gen(kj_gpu *g, void *dptr, kj_dtype t, size_t n, const kj_dist *d, const kj_outliers *outl, uint64_t seed, uint32_t tensor_id, struct kj_err *err) { (void)g; (void)dptr; (void)t; (void)n; (void)d; (void)outl; (void)seed; (void)tensor_id; return NOT_BUILT(err); }
+int kj_gpu_gen_fast(kj_gpu *g, void *dptr, kj_dtype t, size_t n, const kj_dist *d, uint64_t seed, uint32_t tensor_id, struct kj_err *err) { (void)g; (void)dptr; (void)t; (void)n; (void)d; (void)seed; (void)tensor_id; return NOT_BUILT(err); }
 int kj_gpu_convert(kj_gpu *g, const void *src, kj_dtype st, void *dst, kj_dtype dt, size_t n, struct kj_err *err) { (void)g; (void)src; (void)st; (void)dst; (void)dt; (void)n; return NOT_BUILT(err); }
 int kj_gpu_fill_sentinel(kj_gpu *g, void *dptr, kj_dtype t, size_t n, struct kj_err *err) { (void)g; (void)dptr; (void)t; (void)n; return NOT_BUILT(err); }
 int kj_gpu_equal(kj_gpu *g, const void *a, const void *b, size_t bytes, int64_t *first_diff, struct kj_err *err) { (void)g; (void)a; (void)b; (void)bytes; *first_diff = -1; return NOT_BUILT(err); }
