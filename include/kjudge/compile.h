@@ -69,9 +69,6 @@ void kj_compile_result_release(struct kj_compile_result *res);
  * calibrations live under it. */
 int kj_cache_dir(const char *override, char *out, size_t n, struct kj_err *err);
 
-/* sha256 of data as 64 hex chars + NUL. */
-void kj_sha256_hex(const void *data, size_t len, char out[65]);
-
 /* Static stage on a built shared object: its undefined dynamic symbols are
  * matched against the policy.  Fills *verdict: 0 allowed, 1 flagged fallback,
  * 2 rejected; reason names the symbol and why ("calls fork: new processes are

@@ -31,6 +31,7 @@
 #include "cli/cli.h"
 #include "kjudge/gpu.h"
 #include "kjudge/cluster.h"
+#include "kjudge/hash.h"
 #include "kjudge/judge.h"
 #include "kjudge/knobs.h"
 #include "kjudge/store.h"

@@ -5,6 +5,7 @@
  * source it reads is untrusted, so a compiler that hangs or floods is the
  * candidate's failure, not the judge's.
  */
+#include "kjudge/hash.h"
 #include "kjudge/rlimit.h"
 #include "kjudge/fsutil.h"
 #include "kjudge/compile.h"
@@ -96,24 +97,6 @@ int kj_backend_from_name(const char *s, kj_backend *out)
 	else
 		return KJ_E_USAGE;
 	return 0;
-}
-
-void kj_sha256_hex(const void *data, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) {
-		memset(out, '0', 64);
-		out[64] = '\0';
-		return;
-	}
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 /*

@@ -7,6 +7,7 @@
  * compared against the judge's pristine copies after every call; times come
  * from the judge's clock minus the measured round trip of an empty call.
  */
+#include "kjudge/hash.h"
 #include "kjudge/version.h"
 #include "kjudge/judge.h"
 

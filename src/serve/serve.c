@@ -18,6 +18,7 @@
 
 #include "kjudge/cluster.h"
 #include "kjudge/gpu.h"
+#include "kjudge/hash.h"
 #include "kjudge/jail.h"
 #include "serve/serve_int.h"
 

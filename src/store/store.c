@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kjudge/cluster.h"
+#include "kjudge/hash.h"
 #include "kjudge/knobs.h"
 #include "kjudge/store.h"
 #include "store/schema.h"
