@@ -16,6 +16,7 @@
 
 #include "kjudge/err.h"
 #include "kjudge/gpu.h"
+#include "kjudge/judge.h"
 #include "kjudge/store.h"
 #include "kjudge/task.h"
 

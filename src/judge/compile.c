@@ -59,46 +59,6 @@ __attribute__((format(printf, 2, 3))) static int pathf(char *out, const char *fm
 	return 0;
 }
 
-const char *kj_backend_name(kj_backend b)
-{
-	switch (b) {
-	case KJ_BACKEND_CPU:
-		return "cpu";
-	case KJ_BACKEND_CUDA:
-		return "cuda";
-	case KJ_BACKEND_TRITON:
-		return "triton";
-	case KJ_BACKEND_KERNELBENCH:
-		return "kernelbench";
-	}
-	return "unknown";
-}
-
-int kj_backend_is_python(kj_backend b)
-{
-	return b == KJ_BACKEND_TRITON || b == KJ_BACKEND_KERNELBENCH;
-}
-
-int kj_backend_is_gpu(kj_backend b)
-{
-	return b == KJ_BACKEND_CUDA || kj_backend_is_python(b);
-}
-
-int kj_backend_from_name(const char *s, kj_backend *out)
-{
-	if (s && strcmp(s, "cpu") == 0)
-		*out = KJ_BACKEND_CPU;
-	else if (s && strcmp(s, "cuda") == 0)
-		*out = KJ_BACKEND_CUDA;
-	else if (s && strcmp(s, "triton") == 0)
-		*out = KJ_BACKEND_TRITON;
-	else if (s && strcmp(s, "kernelbench") == 0)
-		*out = KJ_BACKEND_KERNELBENCH;
-	else
-		return KJ_E_USAGE;
-	return 0;
-}
-
 /*
  * A backend is a compiler and fixed flags.  The flags are part of the cache
  * key; the paths (-I, -o, input) are not, since the header is keyed by its
