@@ -1,6 +1,7 @@
 # kjudge — plain Makefile.  `make` builds build/kjudge and build/kjudge-worker,
-# `make test` runs every test through prove, `make asan` builds and tests with
-# AddressSanitizer + UBSan, `make fuzz` runs the parser fuzzer.
+# `make test` checks the layers (`make check-layers`) and runs every test
+# through prove, `make asan` builds and tests with AddressSanitizer + UBSan,
+# `make fuzz` runs the parser fuzzer.
 # WERROR=1 turns warnings into errors (CI sets it).
 
 BUILD   ?= build
@@ -19,7 +20,7 @@ KJ_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -fPIC $(WARN) -Iinclude -I
 LDLIBS  := -lmicrohttpd -lcurl -ljansson -lffi -lelf -lcrypto -lsqlite3 -lpq -lseccomp -lz -ldl -lm -lpthread
 LDFLAGS += $(SAN)
 
-LIB_DIRS := src/core src/task src/ops src/ops/cpu src/judge src/sandbox src/store src/score src/report src/llm src/serve src/trace
+LIB_DIRS := src/core src/task src/ops src/ops/cpu src/verdict src/judge src/sandbox src/store src/score src/report src/llm src/serve src/trace
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 
@@ -51,7 +52,7 @@ GPU_BIN  := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 GPU_SH   := $(sort $(wildcard tests/gpu/t*.sh))
 CLI_TESTS := $(sort $(wildcard tests/cli/t*.sh))
 
-.PHONY: all test test-unit test-cli test-gpu asan fuzz fuzz-build clean device-bundle
+.PHONY: all test test-unit test-cli test-gpu check-layers asan fuzz fuzz-build clean device-bundle
 all: $(BUILD)/kjudge $(BUILD)/kjudge-worker
 
 $(BUILD)/obj/%.o: %.c
@@ -136,7 +137,11 @@ device-bundle: all $(BUILD)/libkjudge.so $(GPU_BIN)
 test-gpu: all $(GPU_BIN)
 	KJ_BUILD=$(abspath $(BUILD)) prove -f --exec '' $(GPU_BIN) $(GPU_SH)
 
-test: all $(UNIT_BIN)
+# the layer rules of docs/architecture.md: which module may include which
+check-layers:
+	tests/check_layers.sh
+
+test: check-layers all $(UNIT_BIN)
 	KJ_BUILD=$(abspath $(BUILD)) prove -f --exec '' $(UNIT_BIN) $(CLI_TESTS)
 
 test-unit: $(UNIT_BIN)

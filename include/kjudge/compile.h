@@ -12,22 +12,7 @@
 #include <stddef.h>
 
 #include "kjudge/err.h"
-
-/* cpu and cuda are compiled candidates; triton and kernelbench are Python
- * candidates run by python/kjudge_pyworker.py on the CUDA track (no compile
- * step: kj_compile answers KJ_E_UNSUPPORTED for them). */
-typedef enum kj_backend {
-	KJ_BACKEND_CPU = 0,
-	KJ_BACKEND_CUDA,
-	KJ_BACKEND_TRITON,
-	KJ_BACKEND_KERNELBENCH
-} kj_backend;
-const char *kj_backend_name(kj_backend b);
-int kj_backend_from_name(const char *s, kj_backend *out);
-/* 1 for triton and kernelbench (a Python worker), else 0. */
-int kj_backend_is_python(kj_backend b);
-/* 1 for every backend judged on a CUDA device (cuda, triton, kernelbench). */
-int kj_backend_is_gpu(kj_backend b);
+#include "kjudge/verdict.h"
 
 struct kj_compile_opts {
 	kj_backend backend;
@@ -68,9 +53,6 @@ void kj_compile_result_release(struct kj_compile_result *res);
  * else ~/.cache/kjudge.  Compiled objects, baseline timings and device
  * calibrations live under it. */
 int kj_cache_dir(const char *override, char *out, size_t n, struct kj_err *err);
-
-/* sha256 of data as 64 hex chars + NUL. */
-void kj_sha256_hex(const void *data, size_t len, char out[65]);
 
 /* Static stage on a built shared object: its undefined dynamic symbols are
  * matched against the policy.  Fills *verdict: 0 allowed, 1 flagged fallback,

@@ -4,6 +4,9 @@
  * says what failed and on what ("cannot open task 'x.kt': No such file or
  * directory").  The library never prints and never exits; the CLI prints
  * err.msg.  A NULL struct kj_err pointer is allowed: the message is dropped.
+ *
+ * Layer: core (err.h dtype.h rng.h fsutil.h rlimit.h version.h gpu_state.h
+ * hash.h): it uses nothing of kjudge's; every other layer may use it.
  */
 #ifndef KJUDGE_ERR_H
 #define KJUDGE_ERR_H

@@ -10,6 +10,9 @@
  * string the caller frees; nothing is handed out on failure.  Options structs
  * only borrow their pointers.  Every function returns 0 or a negative KJ_E_*
  * code with the message in *err (err may be NULL); none prints or exits.
+ *
+ * Layer: llm.  It may use core, ops, task, verdict, sandbox, judge and
+ * store.
  */
 #ifndef KJUDGE_LLM_H
 #define KJUDGE_LLM_H

@@ -9,6 +9,9 @@
  * Ops see only bound nodes (kj_bnode): concrete shapes and attribute values of
  * one shape binding of a task; they never see the parser's expressions.
  * Tensors given to an op are dense, row-major, contiguous.
+ *
+ * Layer: ops (ops.h knobs.h exec.h gpu.h).  It may use core and task (the
+ * executors run a task's plan; task and ops use each other), nothing above.
  */
 #ifndef KJUDGE_OPS_H
 #define KJUDGE_OPS_H

@@ -12,6 +12,8 @@
  * Ownership: every function returns a malloc'd NUL-terminated text in *out
  * (the caller frees it) and 0, or KJ_E_NOMEM with *out NULL.  The inputs are
  * only read.
+ *
+ * Layer: report.  It may use core and score only.
  */
 #ifndef KJUDGE_REPORT_H
 #define KJUDGE_REPORT_H

@@ -25,6 +25,8 @@
  * arena, and the candidate gets the worker's one non-blocking stream.  A
  * CUDA error in a call leaves the worker's context unusable: the worker
  * replies ERROR (cuda_error set) and exits, so the judge needs a new worker.
+ *
+ * Layer: sandbox (sandbox.h jail.h).  It may use core only.
  */
 #ifndef KJUDGE_SANDBOX_H
 #define KJUDGE_SANDBOX_H

@@ -17,6 +17,9 @@
  * compare results point into the runs they were computed from and must not
  * outlive them.  Functions that can fail return 0 or a negative KJ_E_* code
  * with a message in *err.
+ *
+ * Layer: score.  It may use core, verdict and store (runs are read through
+ * kj_store_read_run), never the judge.
  */
 #ifndef KJUDGE_SCORE_H
 #define KJUDGE_SCORE_H

@@ -19,6 +19,9 @@
  * Ownership: the caller owns every string and array in kj_serve_opts for
  * the duration of kj_serve_run().  The library never prints: lines for a
  * log go to opts->log.
+ *
+ * Layer: serve.  It may use core, ops, task, verdict, sandbox, judge and
+ * store.
  */
 #ifndef KJUDGE_SERVE_H
 #define KJUDGE_SERVE_H

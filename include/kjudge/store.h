@@ -23,6 +23,10 @@
  * the database; strings handed out are documented per function.  Every
  * function returns 0 on success or a negative KJ_E_* code with a message in
  * *err (err may be NULL); SQLite's own message is part of it.
+ *
+ * Layer: store.  It may use core, task, ops (the calibration's kj_calib, the
+ * knobs table) and verdict, never the judge or the sandbox: it keeps verdicts,
+ * it does not make them (docs/architecture.md, "Layers").
  */
 #ifndef KJUDGE_STORE_H
 #define KJUDGE_STORE_H
@@ -32,8 +36,8 @@
 
 #include "kjudge/err.h"
 #include "kjudge/gpu.h"
-#include "kjudge/judge.h"
 #include "kjudge/task.h"
+#include "kjudge/verdict.h"
 
 typedef struct kj_db kj_db; /* the open store (kj_store is dtype.h's value writer) */
 struct sqlite3;
@@ -181,11 +185,12 @@ int kj_store_copy_verdict(kj_db *s, int64_t from, int64_t to, struct kj_err *err
 int kj_store_get_verdict(kj_db *s, int64_t candidate_id, char **json, kj_status *status,
 			 struct kj_err *err);
 
-/* "seeds=5;perf=1;timeout=10;policy=flag": the settings of o that change a
- * verdict, for kj_store_verdict_opts.cache_key and the cache lookup.  On a
- * GPU backend with baseline knobs set (include/kjudge/knobs.h) it ends with
- * ";knobs=" and 16 hex digits of kj_knobs_key's hash. */
-void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len);
+/* "seeds=5;perf=1;timeout=10;policy=flag": the settings that change a
+ * verdict (the judge's, from kj_eval_opts_settings), for
+ * kj_store_verdict_opts.cache_key and the cache lookup.  On a GPU backend with
+ * baseline knobs set (include/kjudge/knobs.h) it ends with ";knobs=" and 16
+ * hex digits of kj_knobs_key's hash. */
+void kj_store_cache_key(const struct kj_verdict_settings *o, char *buf, size_t len);
 
 /* Counts of a run: candidates, those with a verdict, those reused, and per
  * status. */

@@ -10,6 +10,8 @@
  *
  * Ownership: kj_task_load() allocates everything the task holds;
  * kj_task_free() releases it.  A kj_plan owns its arrays; kj_plan_release().
+ *
+ * Layer: task.  It may use core and ops (a task names ops), nothing above.
  */
 #ifndef KJUDGE_TASK_H
 #define KJUDGE_TASK_H

@@ -30,6 +30,8 @@
  * a kj_suite (kj_suite_free) that keeps no pointer into the trace.  Strings
  * returned in *out are malloc'd and freed by the caller.  Functions return 0
  * or a negative KJ_E_* code with the message in *err.
+ *
+ * Layer: trace.  It may use core, task and score.
  */
 #ifndef KJUDGE_TRACE_H
 #define KJUDGE_TRACE_H

@@ -3,6 +3,9 @@
  * examples/, the worker and candidate headers), resolving a TASK argument,
  * reading files.  Each subcommand lives in its own cmd_*.c and uses only the
  * public API in include/kjudge/.
+ *
+ * Layer: cli, the top: it may use every layer (docs/architecture.md,
+ * "Layers").
  */
 #ifndef KJ_CLI_H
 #define KJ_CLI_H
@@ -16,6 +19,7 @@
 
 #include "kjudge/err.h"
 #include "kjudge/gpu.h"
+#include "kjudge/judge.h"
 #include "kjudge/store.h"
 #include "kjudge/task.h"
 

@@ -344,7 +344,11 @@ int cmd_refine(int argc, char **argv)
 	eo.include_dir = inc;
 	eo.cache_dir = cache;
 	kj_cli_seed_secret_env(&eo);
-	kj_store_cache_key(&eo, cache_key, sizeof(cache_key));
+	{
+		struct kj_verdict_settings vs;
+		kj_eval_opts_settings(&eo, &vs);
+		kj_store_cache_key(&vs, cache_key, sizeof(cache_key));
+	}
 	{
 		json_t *s = json_pack("{s:i,s:b,s:f,s:f,s:s,s:{s:s,s:s,s:i,s:i,s:i,s:i}}", "seeds", eo.seeds,
 				      "no_perf", eo.no_perf, "timeout", eo.call_timeout_s, "perf_budget",

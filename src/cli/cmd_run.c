@@ -31,6 +31,7 @@
 #include "cli/cli.h"
 #include "kjudge/gpu.h"
 #include "kjudge/cluster.h"
+#include "kjudge/hash.h"
 #include "kjudge/judge.h"
 #include "kjudge/knobs.h"
 #include "kjudge/store.h"
@@ -963,7 +964,11 @@ int cmd_run(int argc, char **argv)
 	r.base.include_dir = inc;
 	r.base.cache_dir = r.cache_dir;
 	kj_cli_seed_secret_env(&r.base);
-	kj_store_cache_key(&r.base, r.cache_key, sizeof(r.cache_key));
+	{
+		struct kj_verdict_settings vs;
+		kj_eval_opts_settings(&r.base, &vs);
+		kj_store_cache_key(&vs, r.cache_key, sizeof(r.cache_key));
+	}
 	{
 		char gl[MAX_DEVS * 4 + 1] = "", knobs[KJ_KNOBS_KEY_MAX] = "";
 		for (int i = 0; i < ngpus; i++)

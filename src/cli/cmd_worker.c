@@ -179,7 +179,11 @@ static int run_opts(struct worker *w, const struct kj_cluster_job *j, struct kj_
 		e->o.cache_dir = w->cache_dir;
 		e->o.unconfined = w->unconfined;
 		kj_cli_seed_secret_env(&e->o);
-		kj_store_cache_key(&e->o, e->cache_key, sizeof(e->cache_key));
+		{
+			struct kj_verdict_settings vs;
+			kj_eval_opts_settings(&e->o, &vs);
+			kj_store_cache_key(&vs, e->cache_key, sizeof(e->cache_key));
+		}
 	}
 	*o = e->o;
 	snprintf(cache_key, kl, "%s", e->cache_key);

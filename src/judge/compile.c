@@ -5,6 +5,7 @@
  * source it reads is untrusted, so a compiler that hangs or floods is the
  * candidate's failure, not the judge's.
  */
+#include "kjudge/hash.h"
 #include "kjudge/rlimit.h"
 #include "kjudge/fsutil.h"
 #include "kjudge/compile.h"
@@ -56,64 +57,6 @@ __attribute__((format(printf, 2, 3))) static int pathf(char *out, const char *fm
 		return -1;
 	}
 	return 0;
-}
-
-const char *kj_backend_name(kj_backend b)
-{
-	switch (b) {
-	case KJ_BACKEND_CPU:
-		return "cpu";
-	case KJ_BACKEND_CUDA:
-		return "cuda";
-	case KJ_BACKEND_TRITON:
-		return "triton";
-	case KJ_BACKEND_KERNELBENCH:
-		return "kernelbench";
-	}
-	return "unknown";
-}
-
-int kj_backend_is_python(kj_backend b)
-{
-	return b == KJ_BACKEND_TRITON || b == KJ_BACKEND_KERNELBENCH;
-}
-
-int kj_backend_is_gpu(kj_backend b)
-{
-	return b == KJ_BACKEND_CUDA || kj_backend_is_python(b);
-}
-
-int kj_backend_from_name(const char *s, kj_backend *out)
-{
-	if (s && strcmp(s, "cpu") == 0)
-		*out = KJ_BACKEND_CPU;
-	else if (s && strcmp(s, "cuda") == 0)
-		*out = KJ_BACKEND_CUDA;
-	else if (s && strcmp(s, "triton") == 0)
-		*out = KJ_BACKEND_TRITON;
-	else if (s && strcmp(s, "kernelbench") == 0)
-		*out = KJ_BACKEND_KERNELBENCH;
-	else
-		return KJ_E_USAGE;
-	return 0;
-}
-
-void kj_sha256_hex(const void *data, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) {
-		memset(out, '0', 64);
-		out[64] = '\0';
-		return;
-	}
-	for (i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 /*

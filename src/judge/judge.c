@@ -7,6 +7,7 @@
  * compared against the judge's pristine copies after every call; times come
  * from the judge's clock minus the measured round trip of an empty call.
  */
+#include "kjudge/hash.h"
 #include "kjudge/version.h"
 #include "kjudge/judge.h"
 
@@ -33,60 +34,6 @@
 
 #define MAX_SOURCE (1u << 20)
 
-static const char *const status_names[KJ_ST_COUNT] = {
-	"pass", "compile_error", "call_error", "mismatch", "runtime_error", "timeout", "crash", "rejected",
-};
-static const char *const stage_names[KJ_STAGE_COUNT] = {
-	"static", "compile", "call", "correctness", "performance", "done",
-};
-
-const char *kj_status_name(kj_status s)
-{
-	return s < KJ_ST_COUNT ? status_names[s] : "unknown";
-}
-
-int kj_status_from_name(const char *s, kj_status *out)
-{
-	for (int i = 0; i < KJ_ST_COUNT; i++)
-		if (!strcmp(s, status_names[i])) {
-			*out = (kj_status)i;
-			return 0;
-		}
-	return -1;
-}
-
-const char *kj_stage_name(kj_stage s)
-{
-	return s < KJ_STAGE_COUNT ? stage_names[s] : "unknown";
-}
-
-void kj_flags_str(unsigned flags, char *buf, size_t len)
-{
-	static const char *const names[] = { "fallback", "faster_than_roofline", "unstable_timing",
-					     "output_truncated", "baseline_out_of_tolerance", "timing_gap",
-					     "unconfined", "tolerance_budget", "gpu_drift" };
-	size_t off = 0;
-	buf[0] = 0;
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && off < len; i++)
-		if (flags & (1u << i))
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "", names[i]);
-}
-
-void kj_verdict_init(kj_verdict *v)
-{
-	memset(v, 0, sizeof(*v));
-	snprintf(v->version, sizeof(v->version), "%s", kj_version());
-}
-
-void kj_verdict_release(kj_verdict *v)
-{
-	free(v->compile_log);
-	free(v->worker_log);
-	free(v->checks);
-	free(v->perf);
-	kj_verdict_init(v);
-}
-
 uint64_t kj_seed_from_secret(const char *secret)
 {
 	char buf[4096], hex[65];
@@ -106,6 +53,19 @@ void kj_eval_opts_init(struct kj_eval_opts *o)
 	o->base_seed = 0x6b6a75646765ULL; /* "kjudge": fixed, so verdicts repeat */
 	o->call_timeout_s = 10;
 	o->perf_budget_s = 1.0;
+}
+
+void kj_eval_opts_settings(const struct kj_eval_opts *o, struct kj_verdict_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->backend = o->backend;
+	s->seeds = o->seeds;
+	s->base_seed = o->base_seed;
+	s->no_perf = o->no_perf;
+	s->call_timeout_s = o->call_timeout_s;
+	s->perf_budget_s = o->perf_budget_s;
+	s->strict = o->policy == KJ_POLICY_STRICT;
+	s->unconfined = o->unconfined;
 }
 
 double kjj_now_s(void)

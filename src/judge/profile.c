@@ -12,17 +12,6 @@
 
 #include "judge/judge_internal.h"
 
-static const char *const prof_names[KJ_PROF_COUNT] = {
-	"setup", "static", "compile", "baseline", "spawn", "context", "floor", "load", "shape", "gen", "ref",
-	"base_run", "call", "timed_call", "input_check", "compare", "vs_base", "time_base", "train", "teardown",
-	"other",
-};
-
-const char *kj_prof_name(kj_prof p)
-{
-	return (unsigned)p < KJ_PROF_COUNT ? prof_names[p] : "unknown";
-}
-
 void kjj_prof_begin(struct judge *j, kj_prof p)
 {
 	double now = kjj_now_s();

@@ -27,6 +27,7 @@
 #include "judge/judge_internal.h"
 #include "kjudge/compile.h"
 #include "kjudge/fsutil.h"
+#include "kjudge/hash.h"
 #include "kjudge/jail.h"
 #include "kjudge/python.h"
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kjudge/hash.h"
 #include "kjudge/llm.h"
 #include "llm/llm_internal.h"
 

@@ -5,6 +5,7 @@
  */
 #include "kjudge/ops.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,16 +22,19 @@ extern const int kj_ops_e_count;
 extern const kj_op kj_ops_f[];
 extern const int kj_ops_f_count;
 
+/* The flat table is built once, on the first lookup, under pthread_once:
+ * serve's evaluation threads and run's compile pool may all make that first
+ * lookup at the same time, and none may see a half-built table.  It is never
+ * written after that. */
 #define KJ_MAX_OPS 256
 static const kj_op *all_ops[KJ_MAX_OPS];
 static kj_op flat[KJ_MAX_OPS];
-static int nops = -1;
+static int nops;
+static pthread_once_t built = PTHREAD_ONCE_INIT;
 
-static void build(void)
+static void build_once(void)
 {
 	int n = 0;
-	if (nops >= 0)
-		return;
 	for (int i = 0; i < kj_ops_a_count && n < KJ_MAX_OPS; i++)
 		flat[n++] = kj_ops_a[i];
 	for (int i = 0; i < kj_ops_b_count && n < KJ_MAX_OPS; i++)
@@ -46,6 +50,11 @@ static void build(void)
 	for (int i = 0; i < n; i++)
 		all_ops[i] = &flat[i];
 	nops = n;
+}
+
+static void build(void)
+{
+	pthread_once(&built, build_once);
 }
 
 const kj_op *kj_op_find(const char *name)

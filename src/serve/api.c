@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kjudge/hash.h"
 #include "serve/serve_int.h"
 
 /* the body of one request, gathered over the upload callbacks */

@@ -18,6 +18,7 @@
 
 #include "kjudge/cluster.h"
 #include "kjudge/gpu.h"
+#include "kjudge/hash.h"
 #include "kjudge/jail.h"
 #include "serve/serve_int.h"
 
@@ -497,7 +498,11 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 	if ((rc = kj_cache_dir(o->eval.cache_dir, S->cache_dir, sizeof(S->cache_dir), err)))
 		goto out;
 	S->eval.cache_dir = S->cache_dir;
-	kj_store_cache_key(&S->eval, S->cache_key, sizeof(S->cache_key));
+	{
+		struct kj_verdict_settings vs;
+		kj_eval_opts_settings(&S->eval, &vs);
+		kj_store_cache_key(&vs, S->cache_key, sizeof(S->cache_key));
+	}
 
 	if ((rc = kj_serve_parse_listen(o->listen ? o->listen : DEFAULT_LISTEN, &addr, &S->loopback, err)))
 		goto out;

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kjudge/hash.h"
 #include "store/pg_internal.h"
 
 #define LOCK(p) pthread_mutex_lock(&(p)->mu)

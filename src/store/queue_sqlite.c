@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kjudge/hash.h"
 #include "kjudge/store.h"
 #include "store/store_int.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kjudge/cluster.h"
+#include "kjudge/hash.h"
 #include "kjudge/knobs.h"
 #include "kjudge/store.h"
 #include "store/schema.h"
@@ -268,7 +269,7 @@ int kj_store_get_verdict(kj_db *s, int64_t candidate_id, char **json, kj_status 
 	return rc;
 }
 
-void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len)
+void kj_store_cache_key(const struct kj_verdict_settings *o, char *buf, size_t len)
 {
 	char seed[32], sh[65];
 	/* the seed only as a hash: a hidden seed must not be readable here */
@@ -279,7 +280,7 @@ void kj_store_cache_key(const struct kj_eval_opts *o, char *buf, size_t len)
 	 * judge without the error budget or with another multiple */
 	snprintf(buf, len, "seeds=%d;perf=%d;timeout=%g;budget=%g;policy=%s;seed=%.12s;jail=%d;errbudget=%g",
 		 o->seeds, o->no_perf ? 0 : 1, o->call_timeout_s, o->perf_budget_s,
-		 o->policy == KJ_POLICY_STRICT ? "strict" : "flag", sh, o->unconfined ? 0 : 1, KJ_BUDGET_MULT);
+		 o->strict ? "strict" : "flag", sh, o->unconfined ? 0 : 1, KJ_BUDGET_MULT);
 	/* knobs: a verdict's speedups are against the baseline the knobs
 	 * select, so a default run reuses no verdict of a run with knobs set,
 	 * nor the other way round (a hash: the list can be long; knobs with

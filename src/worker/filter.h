@@ -9,6 +9,8 @@
  * walking ELF tables in memory.  docs/worker-protocol.md ("Seccomp") lists
  * the policy; it must agree with the tables in filter.c.  Used by
  * src/worker/worker.c only.
+ *
+ * Layer: worker.  It may use core and sandbox (wire.h, the protocol).
  */
 #ifndef KJUDGE_WORKER_FILTER_H
 #define KJUDGE_WORKER_FILTER_H

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kjudge/cluster.h"
+#include "kjudge/hash.h"
 #include "kjudge/report.h"
 #include "kjudge/score.h"
 #include "kjudge/store.h"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "kjudge/compile.h"
+#include "kjudge/hash.h"
 #include "kjudge/jail.h"
 #include "tap.h"
 

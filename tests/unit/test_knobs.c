@@ -133,6 +133,14 @@ static void test_invalid(void)
 	unset_all();
 }
 
+/* the store's key of the judge's settings o */
+static void cache_key(const struct kj_eval_opts *o, char *buf, size_t len)
+{
+	struct kj_verdict_settings vs;
+	kj_eval_opts_settings(o, &vs);
+	kj_store_cache_key(&vs, buf, len);
+}
+
 static void test_store_key(void)
 {
 	struct kj_eval_opts o;
@@ -141,16 +149,16 @@ static void test_store_key(void)
 	unset_all();
 	kj_eval_opts_init(&o);
 	o.backend = KJ_BACKEND_CPU;
-	kj_store_cache_key(&o, plain, sizeof(plain));
+	cache_key(&o, plain, sizeof(plain));
 	o.backend = KJ_BACKEND_CUDA;
-	kj_store_cache_key(&o, cuda, sizeof(cuda));
+	cache_key(&o, cuda, sizeof(cuda));
 	is_str(pcuda, plain, "no knob set: a CUDA verdict's settings key is the CPU one");
 	setenv("KJ_FAST16", "0", 1);
-	kj_store_cache_key(&o, cuda_knob, sizeof(cuda_knob));
+	cache_key(&o, cuda_knob, sizeof(cuda_knob));
 	ok(strcmp(cuda_knob, cuda) != 0, "KJ_FAST16=0: a CUDA verdict's settings key changes");
 	like(pcuda_knob, ";knobs=", "with a knobs item");
 	o.backend = KJ_BACKEND_CPU;
-	kj_store_cache_key(&o, cpu_knob, sizeof(cpu_knob));
+	cache_key(&o, cpu_knob, sizeof(cpu_knob));
 	is_str(pcpu_knob, plain, "the CPU track's key ignores the CUDA baseline's knobs");
 	unset_all();
 }

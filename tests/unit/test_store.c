@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kjudge/cluster.h"
+#include "kjudge/hash.h"
 #include "kjudge/store.h"
 #include "store/schema.h"
 #include "tap.h"

@@ -2,6 +2,7 @@
  * The task language: parsing, prototypes, dim expressions, shape inference
  * and the error messages (file:line:col and what was expected).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,8 +509,49 @@ static void test_edges(void)
 		printf("#   %s\n", last_err.msg);
 }
 
+/* The op registry's first lookup, made by several threads at once (serve's
+ * evaluation threads can): each gets the whole table. */
+#define NTHREADS 8
+struct reg_look {
+	pthread_barrier_t *go;
+	const kj_op *table, *softmax;
+	int n;
+};
+
+static void *reg_lookup(void *arg)
+{
+	struct reg_look *l = arg;
+	pthread_barrier_wait(l->go);
+	l->softmax = kj_op_find("softmax");
+	l->table = kj_op_table(&l->n);
+	return NULL;
+}
+
+static void test_registry_threads(void)
+{
+	pthread_barrier_t go;
+	pthread_t th[NTHREADS];
+	struct reg_look l[NTHREADS];
+	int same = 1, started = 0;
+	pthread_barrier_init(&go, NULL, NTHREADS);
+	for (int i = 0; i < NTHREADS; i++) {
+		l[i] = (struct reg_look){ .go = &go };
+		started += !pthread_create(&th[i], NULL, reg_lookup, &l[i]);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&go);
+	for (int i = 1; i < started; i++)
+		same &= l[i].n == l[0].n && l[i].table == l[0].table && l[i].softmax == l[0].softmax;
+	ok(started == NTHREADS && same && l[0].n > 100 && l[0].softmax &&
+	   !strcmp(l[0].softmax->name, "softmax"),
+	   "%d threads making the registry's first lookup at once all see the whole table (%d ops)",
+	   NTHREADS, l[0].n);
+}
+
 int main(void)
 {
+	test_registry_threads();
 	test_full();
 	test_defaults();
 	test_prototypes();

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kjudge/judge.h"
+#include "kjudge/verdict.h"
 #include "kjudge/knobs.h"
 
 static json_t *num_or_null(double x)
