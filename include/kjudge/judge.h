@@ -123,6 +123,10 @@ typedef struct kj_perf {
 	int baseline_train_reps; /* CUDA, baselines under 8 ms: the calls of the baseline's own
 				  * train (baseline_ms is then its time per call), else 0 */
 	double baseline_call_ms; /* the baseline's single timed calls' median */
+	/* the speedup's 95% interval (kjudge/interval.h, docs/verdict.md), 0 when
+	 * unknown; the baseline's spread against itself, relative, -1 unknown */
+	double speedup_lo, speedup_hi;
+	double noise_floor;
 } kj_perf;
 
 typedef struct kj_verdict {
@@ -144,6 +148,11 @@ typedef struct kj_verdict {
 	int nperf;
 	kj_perf *perf;
 	double speedup;      /* weighted geometric mean over perf shapes; 0 when not timed */
+	double speedup_lo, speedup_hi; /* its 95% interval, the shapes resampled together; 0
+					* when unknown */
+	double noise_floor;  /* the largest of the perf shapes' noise floors; -1 unknown */
+	int pinned_cpu;      /* CPU track: 1 + the CPU the judge and the worker were pinned to
+			      * while timing; 0 when not pinned */
 	double stage_s[KJ_STAGE_COUNT];
 	double total_s;
 	char device[128];
@@ -180,6 +189,10 @@ struct kj_eval_opts {
 	int no_perf;           /* skip the performance stage */
 	double call_timeout_s; /* watchdog per call, default 10 */
 	double perf_budget_s;  /* per shape and side, default 1.0 (CPU track) */
+	double max_noise;      /* 0: timing stops once the median's ~95% half-width is within
+				* 0.5% of it, or the budget is spent; > 0 (--max-noise F): within
+				* F, and the CPU track samples past the budget (up to 10x it and
+				* the sample cap) until then */
 	kj_policy policy;
 	int unconfined;           /* --unsafe-no-sandbox: compile and run without the jail
 				   * (include/kjudge/jail.h); verdicts are flagged unconfined */
