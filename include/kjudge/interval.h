@@ -54,7 +54,9 @@ double kj_boot_drift(const struct kj_boot_side *s);
 /* The intervals of n shapes (n >= 1): for each resample r of
  * KJ_BOOT_RESAMPLES, each shape's ratio of resampled medians x scale, and
  * the weighted geometric mean of those ratios; lo/hi the 2.5th and 97.5th
- * percentiles, each end then moved out by the factor (1 + drift(base)) (1 +
+ * percentiles (stretched to hold the point estimate, the ratio of the
+ * samples' medians x scale, should the resamples all fall to one side of
+ * it), each end then moved out by the factor (1 + drift(base)) (1 +
  * drift(cand)) (1 + widen) (for the geometric mean: the weighted geometric
  * mean of the shapes' factors).  shape_lo/shape_hi (may be NULL) get each
  * shape's interval; *lo and *hi (may be NULL) the geometric mean's.  seed picks

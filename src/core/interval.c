@@ -151,7 +151,7 @@ int kj_boot_speedups(const struct kj_boot_shape *shapes, int n, uint64_t seed, d
 		     double *shape_hi, double *lo, double *hi)
 {
 	const int R = KJ_BOOT_RESAMPLES;
-	double *lsum = NULL, *v = NULL, wsum = 0, lwiden = 0;
+	double *lsum = NULL, *v = NULL, wsum = 0, lwiden = 0, lpoint = 0;
 	int rc = -1;
 	if (n < 1)
 		return -1;
@@ -162,7 +162,7 @@ int kj_boot_speedups(const struct kj_boot_shape *shapes, int n, uint64_t seed, d
 	for (int i = 0; i < n; i++) {
 		const struct kj_boot_shape *sh = &shapes[i];
 		struct side b, c;
-		double f, l, h;
+		double f, l, h, point;
 		int bad;
 		if (!(sh->weight > 0) || !(sh->scale > 0))
 			goto out;
@@ -179,19 +179,27 @@ int kj_boot_speedups(const struct kj_boot_shape *shapes, int n, uint64_t seed, d
 		if (bad)
 			goto out;
 		f = (1 + kj_boot_drift(&sh->base)) * (1 + kj_boot_drift(&sh->cand)) * (1 + sh->widen);
+		point = b.med / c.med * sh->scale;
 		percentiles(v, R, &l, &h);
+		/* the interval holds the speedup it is for, however the
+		 * resamples fell */
 		if (shape_lo)
-			shape_lo[i] = l / f;
+			shape_lo[i] = (l < point ? l : point) / f;
 		if (shape_hi)
-			shape_hi[i] = h * f;
+			shape_hi[i] = (h > point ? h : point) * f;
 		wsum += sh->weight;
 		lwiden += sh->weight * log(f);
+		lpoint += sh->weight * log(point);
 	}
 	for (int r = 0; r < R; r++)
 		v[r] = lsum[r] / wsum;
 	{
-		double l, h, f = exp(lwiden / wsum);
+		double l, h, f = exp(lwiden / wsum), lp = lpoint / wsum;
 		percentiles(v, R, &l, &h);
+		if (lp < l)
+			l = lp;
+		if (lp > h)
+			h = lp;
 		if (lo)
 			*lo = exp(l) / f;
 		if (hi)
