@@ -56,9 +56,9 @@ double kj_boot_drift(const struct kj_boot_side *s);
  * the weighted geometric mean of those ratios; lo/hi the 2.5th and 97.5th
  * percentiles (stretched to hold the point estimate, the ratio of the
  * samples' medians x scale, should the resamples all fall to one side of
- * it), each end then moved out by the factor (1 + drift(base)) (1 +
- * drift(cand)) (1 + widen) (for the geometric mean: the weighted geometric
- * mean of the shapes' factors).  shape_lo/shape_hi (may be NULL) get each
+ * it), each end then moved out by the factor 1 + sqrt(drift(base)^2 +
+ * drift(cand)^2 + widen^2) (independent errors; for the geometric mean: the
+ * weighted geometric mean of the shapes' factors).  shape_lo/shape_hi (may be NULL) get each
  * shape's interval; *lo and *hi (may be NULL) the geometric mean's.  seed picks
  * the resamples (KJ_BOOT_SEED for verdicts).  Returns 0, or -1 when a shape
  * has an empty side, a median <= 0, or memory runs out (nothing set). */

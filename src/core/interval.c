@@ -178,7 +178,11 @@ int kj_boot_speedups(const struct kj_boot_shape *shapes, int n, uint64_t seed, d
 		side_release(&c);
 		if (bad)
 			goto out;
-		f = (1 + kj_boot_drift(&sh->base)) * (1 + kj_boot_drift(&sh->cand)) * (1 + sh->widen);
+		/* independent sources of error: they add in quadrature */
+		{
+			double db = kj_boot_drift(&sh->base), dc = kj_boot_drift(&sh->cand);
+			f = 1 + sqrt(db * db + dc * dc + sh->widen * sh->widen);
+		}
 		point = b.med / c.med * sh->scale;
 		percentiles(v, R, &l, &h);
 		/* the interval holds the speedup it is for, however the

@@ -918,8 +918,9 @@ start_worker:
 		}
 	}
 	/* the CPU track times on one CPU: the worker inherits the judge's
-	 * affinity, and the baseline runs in this thread (pin.c) */
-	if (j.track == &kjj_track_cpu && !o->no_perf && kjj_pin(&pin) >= 0)
+	 * affinity, and the baseline runs in this thread (pin.c);
+	 * KJUDGE_NO_PIN set: not (a host with more timing jobs than CPUs) */
+	if (j.track == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
 		v->pinned_cpu = 1 + pin.cpu;
 	if ((rc = start_worker(&j, scratch, unconfined)) || v->status != KJ_ST_PASS)
 		goto out;

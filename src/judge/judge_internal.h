@@ -293,7 +293,7 @@ int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, i
 struct kjj_perf_keep {
 	double *cand, *base; /* owned; base NULL where j->base[pi] holds them (CUDA) */
 	int ncand, nbase;
-	double widen;        /* the trains' spreads, candidate's + baseline's */
+	double widen;        /* the trains' spreads, candidate's and baseline's in quadrature */
 };
 /* Copies n samples (the caller sorts its own afterwards): 0, or -1 out of memory. */
 int kjj_keep_samples(double **into, int *nin, const double *xs, int n);

@@ -10,7 +10,7 @@
  * from two or three timed passes of a train per side, too few to resample:
  * its interval is the single calls' bootstrap carried over to the trains'
  * ratio (kj_boot_shape.scale), widened by the spread of the passes of both
- * trains (widen).
+ * trains (widen: the two in quadrature).
  */
 #include <math.h>
 #include <stdlib.h>

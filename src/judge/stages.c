@@ -549,7 +549,7 @@ int kjj_stage_perf(struct judge *j)
 					if (tr.gap)
 						j->v->flags |= KJ_FLAG_TIMING_GAP;
 					pf->ms = tr.ms;
-					keep[pi].widen += tr.spread;
+					keep[pi].widen = hypot(keep[pi].widen, tr.spread);
 				}
 			}
 			if (rc || j->v->status != KJ_ST_PASS) {
@@ -565,7 +565,7 @@ int kjj_stage_perf(struct judge *j)
 				pf->baseline_iqr_ms = j->base[pi].iqr_ms;
 				pf->baseline_n = j->base[pi].n;
 				if (pf->baseline_train_reps)
-					keep[pi].widen += j->base[pi].train_spread;
+					keep[pi].widen = hypot(keep[pi].widen, j->base[pi].train_spread);
 			}
 			if (pf->baseline_n > 0) {
 				pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;

@@ -76,12 +76,17 @@ int main(void)
 	kj_boot_speedups(sh, 1, KJ_BOOT_SEED, NULL, NULL, &lo, &hi);
 	ok(hi2 / lo2 > hi / lo, "10 samples: wider than 200 (%g > %g)", hi2 / lo2, hi / lo);
 
-	/* scale and widen: trains */
-	sh[0].scale = 1.1;
-	sh[0].widen = 0.01;
-	kj_boot_speedups(sh, 1, KJ_BOOT_SEED, NULL, NULL, &lo2, &hi2);
-	is_near(lo2, lo * 1.1 / 1.01, 1e-12, "scale moves the interval, widen widens it: lo");
-	is_near(hi2, hi * 1.1 * 1.01, 1e-12, "scale moves the interval, widen widens it: hi");
+	/* scale and widen: trains; widen adds to the drifts in quadrature */
+	{
+		double db = kj_boot_drift(&sh[0].base), dc = kj_boot_drift(&sh[0].cand);
+		double f0 = 1 + sqrt(db * db + dc * dc), f1 = 1 + sqrt(db * db + dc * dc + 0.01 * 0.01);
+		sh[0].scale = 1.1;
+		sh[0].widen = 0.01;
+		kj_boot_speedups(sh, 1, KJ_BOOT_SEED, NULL, NULL, &lo2, &hi2);
+		is_near(lo2, lo * f0 * 1.1 / f1, 1e-12, "scale moves the interval, widen widens it: lo");
+		is_near(hi2, hi / f0 * 1.1 * f1, 1e-12, "scale moves the interval, widen widens it: hi");
+		ok(f1 > f0 && f0 > 1, "the samples drift a little, widen adds to it (%g, %g)", f0, f1);
+	}
 
 	/* drift: a baseline whose second half is 10% slower than its first */
 	for (int i = 0; i < 100; i++)
