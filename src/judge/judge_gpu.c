@@ -1049,7 +1049,9 @@ int kjj_baseline_load(struct judge *j, int bind, struct kjj_base_time *b)
 			b->train_spread = 0;
 	}
 	fclose(f);
-	b->have = ok && b->ms > 0 && b->train_reps >= 0 && (!b->train_reps || b->train_ms > 0);
+	/* an entry written before the samples were kept is timed again: the
+	 * speedup's interval needs them (docs/verdict.md, "Intervals") */
+	b->have = ok && b->ms > 0 && b->train_reps >= 0 && (!b->train_reps || b->train_ms > 0) && b->nxs > 0;
 	if (!b->have) {
 		free(b->xs);
 		b->xs = NULL;
