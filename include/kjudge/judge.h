@@ -36,6 +36,10 @@ struct kj_eval_opts {
 	int no_perf;           /* skip the performance stage */
 	double call_timeout_s; /* watchdog per call, default 10 */
 	double perf_budget_s;  /* per shape and side, default 1.0 (CPU track) */
+	double max_noise;      /* 0: timing stops once the median's ~95% half-width is within
+				* 0.5% of it, or the budget is spent; > 0 (--max-noise F): within
+				* F, and the CPU track samples past the budget (up to 10x it and
+				* the sample cap) until then */
 	kj_policy policy;
 	int unconfined;           /* --unsafe-no-sandbox: compile and run without the jail
 				   * (include/kjudge/jail.h); verdicts are flagged unconfined */

@@ -94,6 +94,11 @@ struct kj_score_cand {
 	char *judged_at;                      /* '' when not judged */
 	int no_perf;                          /* judged without timing (--no-perf) */
 	double speedup;                       /* NAN when not timed */
+	double speedup_lo, speedup_hi;        /* its 95% interval; NAN when the verdict has none
+					       * (judged before intervals, or not timed) */
+	double noise_floor;                   /* the verdict's noise floor; NAN unknown */
+	int strict;                           /* set by kj_score_strict_intervals: fast_p compares
+					       * speedup_lo with p, not speedup */
 	double rel_iqr;                       /* max over shapes of iqr_ms / ms, 0 unknown */
 	double base_rel_iqr;                  /* the same of the baseline's times; NAN unknown */
 	double sol;                           /* sum w sol_frac / sum w over shapes; NAN unknown */
@@ -153,6 +158,9 @@ typedef struct kj_score_run {
 	struct kj_score_device *devices;
 	int ndevices;
 	struct kj_score_judge_state js;
+	int strict_intervals;   /* kj_score_strict_intervals was applied */
+	int no_interval;        /* then: correct, timed candidates whose verdict has no interval
+				 * (none of them counts as fast) */
 } kj_score_run;
 
 /* Reads run `run` from the store at db_path (a SQLite file or a
@@ -164,6 +172,19 @@ typedef struct kj_score_run {
  * KJ_E_NOTFOUND ("no run 'x' in FILE") or KJ_E_NOMEM. */
 int kj_score_load(const char *db_path, const char *run, kj_score_run **out, struct kj_err *err);
 void kj_score_run_free(kj_score_run *r);
+
+/* --strict-intervals (docs/scores.md): fast_p, fast_p@k, fast_p@N and their
+ * weighted forms count a candidate as faster than p only when its speedup's
+ * whole interval is (speedup_lo > p); one without an interval does not
+ * count.  Call before kj_score_summarise and kj_score_weigh. */
+void kj_score_strict_intervals(kj_score_run *r);
+/* What fast_p compares with p: speedup, or speedup_lo when c->strict. */
+double kj_score_fast_speedup(const struct kj_score_cand *c);
+
+/* Whether two timings of the same candidate differ beyond their noise: the
+ * speedups' intervals separate (kj_interval_separate).  0 when either has
+ * no interval. */
+int kj_score_significant(const struct kj_score_cand *a, const struct kj_score_cand *b);
 
 /* ---- the summary of a run ---------------------------------------------- */
 
@@ -280,6 +301,10 @@ struct kj_score_cmp_task {
 	int status_changed; /* pairs whose status differs */
 	double speedup_a, speedup_b; /* geometric means over both_timed pairs */
 	double ratio;       /* max / min of the two; NAN when both_timed == 0 */
+	int with_intervals; /* both_timed pairs whose verdicts both carry an interval */
+	int significant;    /* of those, pairs whose intervals separate (kj_score_significant):
+			     * the only changes beyond the timing's noise */
+	double lo_a, hi_a, lo_b, hi_b; /* the intervals of a task with one timed pair, else NAN */
 };
 
 struct kj_score_compare {
@@ -287,6 +312,7 @@ struct kj_score_compare {
 	size_t n;
 	int matched, matched_by_sha, unmatched_a, unmatched_b, status_changed;
 	int both_correct, both_timed; /* sums over tasks */
+	int with_intervals, significant; /* sums over tasks */
 	double median_ratio, worst_ratio; /* over tasks with a ratio */
 	const char *worst_task;
 };

@@ -171,6 +171,10 @@ typedef struct kj_perf {
 	int baseline_train_reps; /* CUDA, baselines under 8 ms: the calls of the baseline's own
 				  * train (baseline_ms is then its time per call), else 0 */
 	double baseline_call_ms; /* the baseline's single timed calls' median */
+	/* the speedup's 95% interval (kjudge/interval.h, docs/verdict.md), 0 when
+	 * unknown; the baseline's spread against itself, relative, -1 unknown */
+	double speedup_lo, speedup_hi;
+	double noise_floor;
 } kj_perf;
 
 typedef struct kj_verdict {
@@ -192,6 +196,11 @@ typedef struct kj_verdict {
 	int nperf;
 	kj_perf *perf;
 	double speedup;      /* weighted geometric mean over perf shapes; 0 when not timed */
+	double speedup_lo, speedup_hi; /* its 95% interval, the shapes resampled together; 0
+					* when unknown */
+	double noise_floor;  /* the largest of the perf shapes' noise floors; -1 unknown */
+	int pinned_cpu;      /* CPU track: 1 + the CPU the judge and the worker were pinned to
+			      * while timing; 0 when not pinned */
 	double stage_s[KJ_STAGE_COUNT];
 	double prof_s[KJ_PROF_COUNT]; /* kj_prof: self seconds per part, summing to total_s */
 	double total_s;
@@ -231,6 +240,7 @@ struct kj_verdict_settings {
 	double perf_budget_s;  /* timing budget per shape and side */
 	int strict;            /* library fallbacks rejected rather than flagged */
 	int unconfined;        /* judged without the sandbox */
+	double max_noise;      /* --max-noise, 0 when not given */
 };
 
 /* The verdict as a kjudge.verdict/1 JSON object (jansson json_t*, caller

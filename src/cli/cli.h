@@ -77,22 +77,28 @@ enum {
 	KJ_CLI_OPT_NO_CACHE,
 	KJ_CLI_OPT_SEED_SECRET,
 	KJ_CLI_OPT_SEED_SECRET_FILE,
-	KJ_CLI_OPT_UNSAFE
+	KJ_CLI_OPT_UNSAFE,
+	KJ_CLI_OPT_MAX_NOISE
 };
 #define KJ_CLI_JUDGE_LONGOPTS                                                                        \
 	{ "seeds", 1, 0, KJ_CLI_OPT_SEEDS }, { "no-perf", 0, 0, KJ_CLI_OPT_NO_PERF },                \
 	{ "timeout", 1, 0, KJ_CLI_OPT_TIMEOUT }, { "perf-budget", 1, 0, KJ_CLI_OPT_PERF_BUDGET },    \
 	{ "policy", 1, 0, KJ_CLI_OPT_POLICY }, { "cache", 1, 0, KJ_CLI_OPT_CACHE },                  \
 	{ "unsafe-no-sandbox", 0, 0, KJ_CLI_OPT_UNSAFE },                                           \
-	{ "seed-secret-file", 1, 0, KJ_CLI_OPT_SEED_SECRET_FILE }
+	{ "seed-secret-file", 1, 0, KJ_CLI_OPT_SEED_SECRET_FILE },                                  \
+	{ "max-noise", 1, 0, KJ_CLI_OPT_MAX_NOISE }
 /* Their --help wording, for each command's own column layout. */
 #define KJ_CLI_HELP_SEEDS "correctness seeds per shape (default 5)"
 #define KJ_CLI_HELP_NO_PERF "stop after correctness"
 #define KJ_CLI_HELP_TIMEOUT "watchdog per call in seconds (default 10)"
 #define KJ_CLI_HELP_PERF_BUDGET "timing budget per shape and side (default 1)"
+#define KJ_CLI_HELP_MAX_NOISE                                                                    \
+	"time until the median's ~95% half-width is within F of it\n"                              \
+	"                       (default 0.005); the CPU track samples past the budget for it"
 #define KJ_CLI_HELP_CACHE "compile cache (default $KJUDGE_CACHE or ~/.cache/kjudge)"
 #define KJ_CLI_HELP_JUDGE_BRIEF                                                                  \
-	"  --seeds N, --no-perf, --timeout S, --perf-budget S, --policy flag|strict,\n"          \
+	"  --seeds N, --no-perf, --timeout S, --perf-budget S, --max-noise F,\n"                \
+	"  --policy flag|strict,\n"                                                              \
 	"  --seed-secret-file F, --unsafe-no-sandbox,\n"
 #define KJ_CLI_HELP_UNSAFE                                                                       \
 	"compile and run candidates without the sandbox (bubblewrap's\n"                           \

@@ -1,6 +1,6 @@
 /*
  * The judge options that several commands take (--seeds, --no-perf,
- * --timeout, --perf-budget, --policy, --cache, and eval's --no-cache and
+ * --timeout, --perf-budget, --max-noise, --policy, --cache, and eval's --no-cache and
  * --seed-secret), and the --gpus device list.  One parser, so the ranges and
  * the messages are the same in every command; each command still lists in
  * its own option table which of them it accepts (cli.h).
@@ -33,6 +33,11 @@ int kj_cli_eval_option(const char *cmd, int opt, const char *arg, struct kj_eval
 		o->perf_budget_s = strtod(arg, &end);
 		if (*end || !(o->perf_budget_s > 0))
 			return kj_cli_usage_error(cmd, "--perf-budget wants seconds > 0, got '%s'", arg);
+		return 1;
+	case KJ_CLI_OPT_MAX_NOISE:
+		o->max_noise = strtod(arg, &end);
+		if (*end || !(o->max_noise > 0) || !(o->max_noise < 1))
+			return kj_cli_usage_error(cmd, "--max-noise wants a fraction in (0, 1), got '%s'", arg);
 		return 1;
 	case KJ_CLI_OPT_POLICY:
 		if (!strcmp(arg, "strict"))

@@ -134,6 +134,7 @@ int cmd_eval(int argc, char **argv)
 			     "  --no-perf            " KJ_CLI_HELP_NO_PERF "\n"
 			     "  --timeout S          " KJ_CLI_HELP_TIMEOUT "\n"
 			     "  --perf-budget S      " KJ_CLI_HELP_PERF_BUDGET "\n"
+			     "  --max-noise F        " KJ_CLI_HELP_MAX_NOISE "\n"
 			     "  --policy flag|strict library fallbacks flagged (default) or rejected\n"
 			     "  --cache DIR          " KJ_CLI_HELP_CACHE "\n"
 			     "  --no-cache           always recompile\n"

@@ -53,8 +53,10 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option lo[] = { { "db", 1, 0, 'd' },     { "format", 1, 0, 'f' },
 					    { "output", 1, 0, 'o' }, { "help", 0, 0, 'h' },
-					    { "weights", 1, 0, 'w' }, { 0, 0, 0, 0 } };
+					    { "weights", 1, 0, 'w' }, { "strict-intervals", 0, 0, 's' },
+					    { 0, 0, 0, 0 } };
 	const char *db = NULL, *outp = NULL, *weights = NULL;
+	int strict = 0;
 	struct kj_score_weighted *wt = NULL;
 	enum kj_report_format fmt = KJ_REPORT_MD;
 	kj_score_run *r;
@@ -70,12 +72,14 @@ int cmd_report(int argc, char **argv)
 			outp = optarg;
 		else if (c == 'w')
 			weights = optarg;
+		else if (c == 's')
+			strict = 1;
 		else if (c == 'f') {
 			if (kj_report_format_parse(optarg, &fmt))
 				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html, csv)", optarg);
 		} else if (c == 'h') {
 			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html|csv] [-o FILE]\n"
-			     "                         [--weights MANIFEST]\n\n"
+			     "                         [--weights MANIFEST] [--strict-intervals]\n\n"
 			     "Scores run RUN of a results store (default RUN.sqlite), opened read-only:\n"
 			     "the run's settings and devices, rates, fast_p, fast_p@k, fast_p@N, speedups,\n"
 			     "SOL/IOU/MFU, S_agg, fallback rate, error classes, fix vs optimise, code\n"
@@ -85,7 +89,10 @@ int cmd_report(int argc, char **argv)
 			     "correctness only.  html is one self-contained page with SVG charts; csv is\n"
 			     "one row per candidate.  --weights MANIFEST (a suite.json of\n"
 			     "`kjudge trace import`, or its folder) adds the figures with each task weighted\n"
-			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).");
+			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).\n"
+			     "--strict-intervals counts a candidate in fast_p only when its speedup's 95%\n"
+			     "interval lies above p (speedup_lo > p); verdicts without an interval do not\n"
+			     "count (docs/verdict.md, docs/scores.md).");
 			return KJ_EXIT_OK;
 		} else {
 			return kj_cli_usage_error("report", "unknown option");
@@ -97,6 +104,8 @@ int cmd_report(int argc, char **argv)
 		return kj_cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
 	if ((rc = load("report", db, argv[optind], &r)))
 		return rc;
+	if (strict)
+		kj_score_strict_intervals(r);
 	kj_err_init(&err);
 	if (weights) {
 		struct kj_score_weights w;
@@ -162,7 +171,9 @@ int cmd_compare(int argc, char **argv)
 			     "Matches the candidates of two runs (same task, model, sample and round, else\n"
 			     "the same source) and compares their speedups per task: the max/min ratio of\n"
 			     "the two (cross-GPU transfer), its median and worst over tasks.  --db names\n"
-			     "the store of both runs (default RUN.sqlite each), --db-b that of RUN_B.");
+			     "the store of both runs (default RUN.sqlite each), --db-b that of RUN_B.\n"
+			     "A change is significant only where the two verdicts' speedup intervals\n"
+			     "separate (the `significant` column; docs/scores.md).");
 			return KJ_EXIT_OK;
 		} else {
 			return kj_cli_usage_error("compare", "unknown option");

@@ -772,6 +772,8 @@ static void usage(void)
 	     "  --no-perf        " KJ_CLI_HELP_NO_PERF "\n"
 	     "  --timeout S      " KJ_CLI_HELP_TIMEOUT "\n"
 	     "  --perf-budget S  " KJ_CLI_HELP_PERF_BUDGET "\n"
+	     "  --max-noise F    time until the median's ~95% half-width is within F of it\n"
+	     "                   (default 0.005); the CPU track samples past the budget for it\n"
 	     "  --policy P       flag (default) or strict: library fallbacks flagged or rejected\n"
 	     "  --cache DIR      " KJ_CLI_HELP_CACHE "\n"
 	     "  --seed-secret-file F\n"

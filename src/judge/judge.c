@@ -66,6 +66,7 @@ void kj_eval_opts_settings(const struct kj_eval_opts *o, struct kj_verdict_setti
 	s->perf_budget_s = o->perf_budget_s;
 	s->strict = o->policy == KJ_POLICY_STRICT;
 	s->unconfined = o->unconfined;
+	s->max_noise = o->max_noise;
 }
 
 double kjj_now_s(void)
@@ -680,10 +681,12 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	kj_calib calib;
 	struct kjj_py py;
 	struct kj_eval_opts popts; /* the Python track's copy of o (longer call watchdog) */
+	struct kjj_pin pin;
 	int python = kj_backend_is_python(o->backend);
 	const char *survey = getenv("KJ_SECCOMP_SURVEY");
 	memset(&j, 0, sizeof(j));
 	memset(&cr, 0, sizeof(cr));
+	memset(&pin, 0, sizeof(pin));
 	kjj_py_init(&py);
 	j.t = t;
 	j.o = o;
@@ -898,6 +901,11 @@ start_worker:
 			goto out;
 		}
 	}
+	/* the CPU track times on one CPU: the worker inherits the judge's
+	 * affinity, and the baseline runs in this thread (pin.c);
+	 * KJUDGE_NO_PIN set: not (a host with more timing jobs than CPUs) */
+	if (j.track == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
+		v->pinned_cpu = 1 + pin.cpu;
 	if ((rc = start_worker(&j, scratch, unconfined)) || v->status != KJ_ST_PASS)
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
@@ -928,6 +936,7 @@ out:
 		v->worker_log_total = j.w.log.total;
 		kj_worker_stop(&j.w);
 	}
+	kjj_unpin(&pin);
 	if (j.gpu) {
 		kjj_gpu_release(&j);
 		if (!o->gpu)

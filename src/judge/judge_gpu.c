@@ -604,7 +604,8 @@ static int gpu_time_base(struct judge *j, struct kjj_shape *s, double *ms)
  * buffers, as PyTorch's caching allocator gives back-to-back calls the
  * same ones. */
 #define BASE_TRAIN_PASSES 3
-static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps_out)
+static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps_out,
+			       double *spread)
 {
 	size_t stride = train_stride(s);
 	int reps, vals[KJ_WIRE_MAX_ABI], rc = 0;
@@ -612,6 +613,7 @@ static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call
 	double xs[BASE_TRAIN_PASSES], iqr;
 	*ms = 0;
 	*reps_out = 0;
+	*spread = 0;
 	if (call_ms >= TRAIN_MS || call_ms <= 0 || s->nabi > 64)
 		return 0;
 	reps = call_ms > TRAIN_MS / TRAIN_MAX_REPS ? (int)ceil(TRAIN_MS / call_ms) : TRAIN_MAX_REPS;
@@ -650,6 +652,9 @@ static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call
 	{
 		int stable;
 		kj_timing_summary(xs, BASE_TRAIN_PASSES, ms, &iqr, &stable);
+		/* sorted: the passes' spread, for the speedup's interval */
+		if (xs[0] > 0)
+			*spread = (xs[BASE_TRAIN_PASSES - 1] - xs[0]) / xs[0];
 	}
 	*reps_out = reps;
 	return 0;
@@ -794,7 +799,7 @@ static int gpu_train(struct judge *j, struct kjj_shape *s, int bind, double wall
 	size_t stride = train_stride(s);
 	int pi = s->pi, reps, copies;
 	struct kj_call_result res;
-	double a, b;
+	double a, b, pmin = -1, pmax = -1;
 	uint64_t seed0 = kj_seed_for(j->o->base_seed ^ 0x747261696eULL, (uint64_t)kjj_fresh_random());
 	int rc;
 	memset(tr, 0, sizeof(*tr));
@@ -852,7 +857,17 @@ static int gpu_train(struct judge *j, struct kjj_shape *s, int bind, double wall
 			tr->bound_ms = bound;
 		if (ev >= tight && (tr->ms < 0 || ev < tr->ms))
 			tr->ms = ev;
+		/* the pass's own time, event or bound: their spread widens the
+		 * speedup's interval (perf_interval.c) */
+		{
+			double pt = ev >= tight ? ev : bound;
+			if (pmin < 0 || pt < pmin)
+				pmin = pt;
+			if (pt > pmax)
+				pmax = pt;
+		}
 	}
+	tr->spread = pmin > 0 ? (pmax - pmin) / pmin : 0;
 	if (tr->ms < 0) {
 		tr->gap = 1;
 		tr->ms = tr->bound_ms;
@@ -977,6 +992,11 @@ void kjj_gpu_release(struct judge *j)
 		kj_gpu_free(j->gpu, j->snap);
 	j->garena = j->snap = NULL;
 	j->garena_size = j->snap_size = 0;
+	for (int i = 0; i < PERF_MAX_SHAPES; i++) {
+		free(j->base[i].xs);
+		j->base[i].xs = NULL;
+		j->base[i].nxs = 0;
+	}
 }
 
 /* ---- baseline cache and calibration files ---- */
@@ -1033,8 +1053,35 @@ int kjj_baseline_load(struct judge *j, int bind, struct kjj_base_time *b)
 	/* single calls' median, IQR and count; the train's time per call and
 	 * its length (0: the calls were long enough alone) */
 	ok = fscanf(f, "%lf %lf %d %lf %d", &b->ms, &b->iqr_ms, &b->n, &b->train_ms, &b->train_reps) == 5;
+	/* a second line (entries written since the speedups carry intervals):
+	 * the train's spread, then the single calls' times in the order taken */
+	b->xs = NULL;
+	b->nxs = 0;
+	b->train_spread = 0;
+	if (ok) {
+		int nxs = 0;
+		if (fscanf(f, "%lf %d", &b->train_spread, &nxs) == 2 && nxs > 0 && nxs <= PERF_MAX_SAMPLES &&
+		    (b->xs = malloc((size_t)nxs * sizeof(double)))) {
+			while (b->nxs < nxs && fscanf(f, "%lf", &b->xs[b->nxs]) == 1 && b->xs[b->nxs] > 0)
+				b->nxs++;
+			if (b->nxs < nxs) {
+				free(b->xs);
+				b->xs = NULL;
+				b->nxs = 0;
+			}
+		}
+		if (!(b->train_spread >= 0))
+			b->train_spread = 0;
+	}
 	fclose(f);
-	b->have = ok && b->ms > 0 && b->train_reps >= 0 && (!b->train_reps || b->train_ms > 0);
+	/* an entry written before the samples were kept is timed again: the
+	 * speedup's interval needs them (docs/verdict.md, "Intervals") */
+	b->have = ok && b->ms > 0 && b->train_reps >= 0 && (!b->train_reps || b->train_ms > 0) && b->nxs > 0;
+	if (!b->have) {
+		free(b->xs);
+		b->xs = NULL;
+		b->nxs = 0;
+	}
 	return b->have ? 0 : -1;
 }
 
@@ -1048,6 +1095,10 @@ void kjj_baseline_store(struct judge *j, int bind, const struct kjj_base_time *b
 	if (!(f = fopen(tmp, "w")))
 		return;
 	fprintf(f, "%.9g %.9g %d %.9g %d\n", b->ms, b->iqr_ms, b->n, b->train_ms, b->train_reps);
+	fprintf(f, "%.9g %d", b->train_spread, b->nxs);
+	for (int i = 0; i < b->nxs; i++)
+		fprintf(f, " %.9g", b->xs[i]);
+	fprintf(f, "\n");
 	if (fclose(f) == 0)
 		rename(tmp, path);
 	else

@@ -10,6 +10,7 @@
 #ifndef KJ_JUDGE_INTERNAL_H
 #define KJ_JUDGE_INTERNAL_H
 
+#include <sched.h>
 #include <stdint.h>
 
 #include "kjudge/gpu.h"
@@ -91,6 +92,8 @@ struct kjj_train {
 	int gap;         /* none did: timing_gap */
 	double loose_ms; /* the least the single timed calls' median may be (their regime is not
 			  * the train's): bound_ms less TRAIN_REGIME_FRAC and the same slack */
+	double spread;   /* (max - min) / min of the timed passes' times: what the speedup's
+			  * interval is widened by (docs/verdict.md) */
 };
 
 /* A track: how shapes, inputs, calls and comparisons are done on it. */
@@ -129,8 +132,10 @@ struct kjj_track {
 	int (*time_base)(struct judge *j, struct kjj_shape *s, double *ms);
 	/* NULL, or the baseline timed as a train of calls back to back on
 	 * fresh inputs each, as the candidate's short calls are (call_ms: its
-	 * single calls' median); *reps 0 when the calls are long enough alone */
-	int (*time_base_train)(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps);
+	 * single calls' median); *reps 0 when the calls are long enough alone;
+	 * *spread the relative spread of its timed passes */
+	int (*time_base_train)(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps,
+			       double *spread);
 	/* the fp64 reference's cost on this shape, ms: decides how many timed
 	 * calls are verified against it (all of them when cheap) */
 	double (*ref_cost_ms)(struct judge *j, struct kjj_shape *s);
@@ -158,6 +163,11 @@ struct kjj_base_time {
 	int n;
 	double train_ms;   /* per call of its train (train_reps > 0) */
 	int train_reps;
+	double train_spread; /* (max - min) / min of the train's timed passes, 0 unknown */
+	double *xs;        /* the single calls' times in the order taken, for the speedup's
+			    * interval (owned, freed by kjj_gpu_release); NULL: a cache entry
+			    * written before they were kept */
+	int nxs;
 };
 
 struct judge {
@@ -296,6 +306,36 @@ int kjj_check_mapped_libs(struct judge *j);
  * < 0 to stop (verdict set, or a judge error in rc): then -1 is returned. */
 int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, int *), void *ctx,
 		    double *samples, int *ns, int *stable, int *rc);
+
+/* The speedups' intervals (perf_interval.c): each perf shape's timed
+ * samples in the order taken, kept through the performance stage. */
+struct kjj_perf_keep {
+	double *cand, *base; /* owned; base NULL where j->base[pi] holds them (CUDA) */
+	int ncand, nbase;
+	double widen;        /* the trains' spreads, candidate's and baseline's in quadrature */
+};
+/* Copies n samples (the caller sorts its own afterwards): 0, or -1 out of memory. */
+int kjj_keep_samples(double **into, int *nin, const double *xs, int n);
+/* Sets speedup_lo, speedup_hi and noise_floor of every timed perf entry
+ * (keep[i] for j->v->perf[i], i < j->v->nperf) and of the verdict
+ * (scored[i]: the shape counts in the verdict's speedup).  Frees keep's
+ * samples. */
+void kjj_perf_intervals(struct judge *j, struct kjj_perf_keep *keep, const int *scored);
+/* The stop rule of the timing loops: the median's relative ~95% half-width
+ * (order statistics n/2 -+ 0.98 sqrt(n)) of n sorted samples. */
+double kjj_median_halfwidth(const double *sorted, int n);
+
+/* The CPU track's timing on one CPU (pin.c): the calling thread's affinity
+ * narrowed to one of its CPUs (processes it starts inherit it), where the
+ * system allows; returns the CPU, or -1 (nothing changed).  kjj_unpin
+ * restores the saved mask. */
+struct kjj_pin {
+	int cpu;
+	int saved; /* mask holds the affinity to restore */
+	cpu_set_t mask;
+};
+int kjj_pin(struct kjj_pin *p);
+void kjj_unpin(struct kjj_pin *p);
 
 /* CUDA track helpers (judge_gpu.c). */
 void kjj_gpu_release(struct judge *j);

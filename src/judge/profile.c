@@ -173,11 +173,12 @@ static int p_time_base(struct judge *j, struct kjj_shape *s, double *ms)
 	return rc;
 }
 
-static int p_time_base_train(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps)
+static int p_time_base_train(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps,
+			     double *spread)
 {
 	int rc;
 	kjj_prof_begin(j, KJ_PROF_TIME_BASE);
-	rc = j->inner->time_base_train(j, s, call_ms, ms, reps);
+	rc = j->inner->time_base_train(j, s, call_ms, ms, reps, spread);
 	kjj_prof_end(j);
 	return rc;
 }

@@ -303,7 +303,8 @@ void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable)
 	*stable = n >= PERF_MIN_SAMPLES && *med > 0 && (xs[hi] - xs[lo]) / 2 <= 0.005 * *med;
 }
 
-static int settled(const double *xs, int n)
+/* The stop rule: kj_timing_summary's 0.5%, or --max-noise's limit. */
+static int settled(struct judge *j, const double *xs, int n)
 {
 	double tmp[PERF_MAX_SAMPLES], med, iqr;
 	int st;
@@ -311,15 +312,21 @@ static int settled(const double *xs, int n)
 		return 0;
 	memcpy(tmp, xs, (size_t)n * sizeof(double));
 	kj_timing_summary(tmp, n, &med, &iqr, &st);
+	if (j->o->max_noise > 0)
+		st = kjj_median_halfwidth(tmp, n) <= j->o->max_noise;
 	return st;
 }
 
 int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, int *), void *ctx,
 		    double *samples, int *ns, int *stable, int *rc)
 {
-	double t0 = kjj_now_s();
+	double t0 = kjj_now_s(), budget = j->o->perf_budget_s;
 	*ns = 0;
 	*stable = 0;
+	/* --max-noise on the CPU track: more samples until the rule holds,
+	 * within ten budgets and the cap */
+	if (j->o->max_noise > 0 && j->track->baseline_after_candidate)
+		budget *= 10;
 	for (int it = 0; it < PERF_MAX_SAMPLES + 1; it++) {
 		double ms = fn(j, ctx, it, rc);
 		if (ms < 0)
@@ -328,8 +335,8 @@ int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, i
 			continue; /* warm-up: checked, not timed */
 		samples[(*ns)++] = ms;
 		if (*ns >= PERF_MIN_SAMPLES) {
-			*stable = settled(samples, *ns);
-			if (*stable || kjj_now_s() - t0 > j->o->perf_budget_s)
+			*stable = settled(j, samples, *ns);
+			if (*stable || kjj_now_s() - t0 > budget)
 				break;
 		}
 	}
@@ -460,6 +467,8 @@ int kjj_stage_perf(struct judge *j)
 {
 	const kj_task *t = j->t;
 	int pb[PERF_MAX_SHAPES], npb = kjj_perf_binds(t, j->o->backend, pb, PERF_MAX_SHAPES), rc = 0;
+	int counted[PERF_MAX_SHAPES] = { 0 };
+	struct kjj_perf_keep keep[PERF_MAX_SHAPES];
 	double wsum = 0, lsum = 0;
 	double *cs = malloc(PERF_MAX_SAMPLES * sizeof(double)), *bs = malloc(PERF_MAX_SAMPLES * sizeof(double)),
 	       *walls = malloc(PERF_MAX_SAMPLES * sizeof(double));
@@ -469,6 +478,7 @@ int kjj_stage_perf(struct judge *j)
 		free(walls);
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
 	}
+	memset(keep, 0, sizeof(keep));
 	if (npb == 0) {
 		pb[0] = kjj_largest_check(t, 0);
 		npb = 1;
@@ -515,6 +525,10 @@ int kjj_stage_perf(struct judge *j)
 		kjj_progress(j, "performance: %s on %s", j->track->baseline_after_candidate ? "candidate, then baseline" :
 			     "candidate", sd);
 		if (timing_loop(j, &c, cs, &ncs, bs, &nbs, &rc) == 0) {
+			/* the samples in the order taken, for the interval */
+			if (kjj_keep_samples(&keep[pi].cand, &keep[pi].ncand, cs, ncs) ||
+			    kjj_keep_samples(&keep[pi].base, &keep[pi].nbase, bs, nbs))
+				rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
 			kj_timing_summary(cs, ncs, &pf->ms, &pf->iqr_ms, &stable);
 			pf->n = ncs;
 			/* one call's bound can be noisy (a host wake-up); most calls'
@@ -542,6 +556,7 @@ int kjj_stage_perf(struct judge *j)
 					if (tr.gap)
 						j->v->flags |= KJ_FLAG_TIMING_GAP;
 					pf->ms = tr.ms;
+					keep[pi].widen = hypot(keep[pi].widen, tr.spread);
 				}
 			}
 			if (rc || j->v->status != KJ_ST_PASS) {
@@ -556,11 +571,14 @@ int kjj_stage_perf(struct judge *j)
 				pf->baseline_train_reps = j->base[pi].train_reps;
 				pf->baseline_iqr_ms = j->base[pi].iqr_ms;
 				pf->baseline_n = j->base[pi].n;
+				if (pf->baseline_train_reps)
+					keep[pi].widen = hypot(keep[pi].widen, j->base[pi].train_spread);
 			}
 			if (pf->baseline_n > 0) {
 				pf->speedup = pf->ms > 0 ? pf->baseline_ms / pf->ms : 0;
 				roofline(j, s, pf, &plan, &scored);
 				if (scored && pf->speedup > 0) {
+					counted[pi] = 1;
 					wsum += pf->weight;
 					lsum += pf->weight * log(pf->speedup);
 				}
@@ -576,6 +594,7 @@ int kjj_stage_perf(struct judge *j)
 	free(bs);
 	free(walls);
 	j->v->speedup = wsum > 0 ? exp(lsum / wsum) : 0;
+	kjj_perf_intervals(j, keep, counted);
 	return rc;
 }
 
@@ -620,17 +639,23 @@ int kjj_baseline_prepass(struct judge *j)
 			break;
 		kjj_progress(j, "performance: baseline on %s", kjj_shape_desc(j, pb[pi], sd, sizeof(sd)));
 		if (kjj_timing_loop(j, prepass_sample, &b, xs, &ns, &stable, &rc) == 0 && ns > 0) {
+			/* the samples in the order taken, for the intervals (and the cache) */
+			if (kjj_keep_samples(&tmp.xs, &tmp.nxs, xs, ns))
+				tmp.nxs = 0;
 			kj_timing_summary(xs, ns, &tmp.ms, &tmp.iqr_ms, &stable);
 			tmp.n = ns;
 			/* short calls: the baseline back to back too, as the
 			 * candidate's short calls are timed (kjj_stage_perf) */
 			if (j->track->time_base_train &&
-			    (rc = j->track->time_base_train(j, b.s, tmp.ms, &tmp.train_ms, &tmp.train_reps)))
+			    (rc = j->track->time_base_train(j, b.s, tmp.ms, &tmp.train_ms, &tmp.train_reps,
+							    &tmp.train_spread)))
 				tmp.train_reps = 0;
 			if (!rc) {
 				tmp.have = 1;
 				j->base[pi] = tmp;
 				kjj_baseline_store(j, pb[pi], &tmp);
+			} else {
+				free(tmp.xs);
 			}
 		}
 		j->track->shape_free(j, b.s);

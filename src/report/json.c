@@ -211,6 +211,9 @@ static json_t *per_candidate(const kj_score_run *r)
 		json_object_set_new(o, "flags", flag_array(c->flags));
 		json_object_set_new(o, "timed", json_boolean(isfinite(c->speedup)));
 		json_object_set_new(o, "speedup", num(c->speedup));
+		json_object_set_new(o, "speedup_lo", num(c->speedup_lo));
+		json_object_set_new(o, "speedup_hi", num(c->speedup_hi));
+		json_object_set_new(o, "noise_floor", num(c->noise_floor));
 		json_object_set_new(o, "rel_iqr", num(isfinite(c->speedup) ? c->rel_iqr : NAN));
 		json_object_set_new(o, "baseline_rel_iqr", num(c->base_rel_iqr));
 		json_object_set_new(o, "sol_frac", num(c->sol));
@@ -280,6 +283,9 @@ json_t *kjr_report_json(const kj_score_run *r, const kj_score_summary *s)
 	json_object_set_new(o, "created", text(r->created));
 	json_object_set_new(o, "manifest", manifest(r, s));
 	json_object_set_new(o, "timing", json_string(kjr_timing(s)));
+	/* --strict-intervals: fast_p counted speedup_lo > p (docs/scores.md) */
+	json_object_set_new(o, "strict_intervals", json_boolean(r->strict_intervals));
+	json_object_set_new(o, "no_interval", r->strict_intervals ? json_integer(r->no_interval) : json_null());
 	group_fields(o, &s->all);
 	json_object_set_new(o, "pending", json_integer(s->pending));
 	json_object_set_new(o, "by_level", groups(s->by_level, s->n_level));
@@ -394,6 +400,26 @@ int kj_report_render(const kj_score_run *r, const kj_score_summary *s, enum kj_r
 	return kjr_finish(&b, out, err);
 }
 
+/* [lo, hi] of a speedup interval, or null / "-" when unknown */
+static json_t *interval_json(double lo, double hi)
+{
+	json_t *a;
+	if (!isfinite(lo) || !isfinite(hi))
+		return json_null();
+	a = json_array();
+	json_array_append_new(a, json_real(lo));
+	json_array_append_new(a, json_real(hi));
+	return a;
+}
+
+static void interval_cell(char *buf, size_t len, double lo, double hi)
+{
+	if (!isfinite(lo) || !isfinite(hi))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "[%.3f, %.3f]", lo, hi);
+}
+
 int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 		      const struct kj_score_compare *c, int json, char **out, struct kj_err *err)
 {
@@ -411,6 +437,10 @@ int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 			json_object_set_new(e, "speedup_a", num(c->t[i].speedup_a));
 			json_object_set_new(e, "speedup_b", num(c->t[i].speedup_b));
 			json_object_set_new(e, "ratio", num(c->t[i].ratio));
+			json_object_set_new(e, "with_intervals", json_integer(c->t[i].with_intervals));
+			json_object_set_new(e, "significant", json_integer(c->t[i].significant));
+			json_object_set_new(e, "interval_a", interval_json(c->t[i].lo_a, c->t[i].hi_a));
+			json_object_set_new(e, "interval_b", interval_json(c->t[i].lo_b, c->t[i].hi_b));
 			json_array_append_new(tasks, e);
 		}
 		json_object_set_new(o, "schema", json_string("kjudge.compare/1"));
@@ -426,6 +456,8 @@ int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 		json_object_set_new(o, "median_ratio", num(c->median_ratio));
 		json_object_set_new(o, "worst_ratio", num(c->worst_ratio));
 		json_object_set_new(o, "worst_task", c->worst_task ? text(c->worst_task) : json_null());
+		json_object_set_new(o, "with_intervals", json_integer(c->with_intervals));
+		json_object_set_new(o, "significant", json_integer(c->significant));
 		json_object_set_new(o, "tasks", tasks);
 		if (dump(o, DUMP_FLAGS, out, err))
 			return KJ_E_NOMEM;
@@ -440,17 +472,34 @@ int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 		   a->name, b->name, c->matched, c->matched_by_sha, c->unmatched_a, c->unmatched_b,
 		   c->status_changed, c->both_correct, c->both_timed,
 		   c->both_correct && !c->both_timed ? " (timing not measured: no speedups to compare)" : "");
-	kjr_puts(&t, "| task | matched | both correct | both timed | speedup a | speedup b | max/min |\n");
-	kjr_puts(&t, "|---|---:|---:|---:|---:|---:|---:|\n");
-	for (size_t i = 0; i < c->n; i++)
-		kjr_printf(&t, "| %s | %d | %d | %d | %s | %s | %s |\n", c->t[i].task, c->t[i].matched,
+	kjr_puts(&t, "| task | matched | both correct | both timed | speedup a | speedup b | max/min | "
+		     "interval a | interval b | significant |\n");
+	kjr_puts(&t, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < c->n; i++) {
+		char ia[64], ib[64], sg[48];
+		interval_cell(ia, sizeof(ia), c->t[i].lo_a, c->t[i].hi_a);
+		interval_cell(ib, sizeof(ib), c->t[i].lo_b, c->t[i].hi_b);
+		/* significant only where the intervals separate (docs/scores.md) */
+		if (!c->t[i].with_intervals)
+			snprintf(sg, sizeof(sg), "-");
+		else if (c->t[i].with_intervals == 1)
+			snprintf(sg, sizeof(sg), "%s", c->t[i].significant ? "yes" : "no");
+		else
+			snprintf(sg, sizeof(sg), "%d of %d pairs", c->t[i].significant, c->t[i].with_intervals);
+		kjr_printf(&t, "| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n", c->t[i].task, c->t[i].matched,
 			   c->t[i].both_correct, c->t[i].both_timed,
 			   kjr_fmt(x, sizeof(x), c->t[i].speedup_a, 3),
 			   kjr_fmt(y, sizeof(y), c->t[i].speedup_b, 3),
-			   kjr_fmt(z, sizeof(z), c->t[i].ratio, 3));
+			   kjr_fmt(z, sizeof(z), c->t[i].ratio, 3), ia, ib, sg);
+	}
 	kjr_printf(&t, "\nmedian max/min ratio %s, worst %s%s%s%s\n",
 		   kjr_fmt(x, sizeof(x), c->median_ratio, 3), kjr_fmt(y, sizeof(y), c->worst_ratio, 3),
 		   c->worst_task ? " (" : "", c->worst_task ? c->worst_task : "", c->worst_task ? ")" : "");
+	if (c->with_intervals)
+		kjr_printf(&t, "significant changes (speedup intervals that separate): %d of %d pairs timed "
+			   "in both with intervals\n", c->significant, c->with_intervals);
+	else if (c->both_timed)
+		kjr_puts(&t, "significant changes: unknown (the verdicts carry no speedup intervals)\n");
 	return kjr_finish(&t, out, err);
 }
 

@@ -178,6 +178,10 @@ int kjr_render_md(const kj_score_run *r, const kj_score_summary *s, struct kjr_b
 		kjr_printf(b, "Timing was not measured (a correctness-only run, `--no-perf`): %d of %d "
 			   "candidates are correct; fast_p, speedups and SOL are not reported.\n\n",
 			   s->all.correct, s->all.candidates);
+	if (r->strict_intervals)
+		kjr_printf(b, "fast_p with `--strict-intervals`: a candidate counts as faster than p only "
+			   "when its speedup's 95%% interval lies above p (%d correct, timed candidates "
+			   "have no interval and do not count).\n\n", r->no_interval);
 	group_head(b, "run");
 	group_row(b, r->name, &s->all);
 	group_table(b, "By level", "level", s->by_level, s->n_level);

@@ -51,7 +51,9 @@ void kjr_trunc(char *dst, size_t size, const char *s, size_t max)
 
 const char *kjr_speedup_cell(char *buf, size_t size, const struct kj_score_cand *c)
 {
-	if (isfinite(c->speedup))
+	if (isfinite(c->speedup) && isfinite(c->speedup_lo) && isfinite(c->speedup_hi))
+		snprintf(buf, size, "%.3f [%.3f, %.3f]", c->speedup, c->speedup_lo, c->speedup_hi);
+	else if (isfinite(c->speedup))
 		snprintf(buf, size, "%.3f", c->speedup);
 	else if (c->correct)
 		snprintf(buf, size, "not timed");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kjudge/score.h"
+#include "score/score_int.h"
 
 struct pair {
 	const struct kj_score_cand *a, *b;
@@ -111,6 +112,7 @@ int kj_score_compare_runs(const kj_score_run *a, const kj_score_run *b,
 		double la = 0, lb = 0;
 		size_t e = i;
 		t->task = p[i].a->task;
+		t->lo_a = t->hi_a = t->lo_b = t->hi_b = NAN;
 		while (e < np && !strcmp(p[e].a->task, t->task)) {
 			const struct kj_score_cand *x = p[e].a, *y = p[e].b;
 			t->matched++;
@@ -122,6 +124,7 @@ int kj_score_compare_runs(const kj_score_run *a, const kj_score_run *b,
 			if (x->correct && y->correct && x->speedup > 0 && y->speedup > 0 &&
 			    isfinite(x->speedup) && isfinite(y->speedup)) {
 				t->both_timed++;
+				kj_score_cmp_intervals(t, x, y);
 				la += log(x->speedup);
 				lb += log(y->speedup);
 			}
@@ -129,6 +132,8 @@ int kj_score_compare_runs(const kj_score_run *a, const kj_score_run *b,
 		}
 		out->both_correct += t->both_correct;
 		out->both_timed += t->both_timed;
+		out->with_intervals += t->with_intervals;
+		out->significant += t->significant;
 		t->speedup_a = t->speedup_b = t->ratio = NAN;
 		if (t->both_timed) {
 			t->speedup_a = exp(la / t->both_timed);

@@ -17,6 +17,7 @@
 #include "kjudge/cluster.h"
 #include "kjudge/score.h"
 #include "kjudge/store.h"
+#include "score/score_int.h"
 
 static int has_flag(const char *flags, const char *f)
 {
@@ -210,6 +211,7 @@ static int on_cand(void *ctx, const struct kj_store_cand_row *row)
 	c->reason = strdup(row->reason);
 	c->flags = strdup(row->flags);
 	c->speedup = row->speedup;
+	c->speedup_lo = c->speedup_hi = c->noise_floor = NAN;
 	c->judged_at = strdup(row->judged_at);
 	c->no_perf = key_has(row->cache_key, "perf=0");
 	c->base_rel_iqr = NAN;
@@ -227,6 +229,7 @@ static int on_cand(void *ctx, const struct kj_store_cand_row *row)
 				     v && compiled_before_reject(v)));
 	if (v) {
 		c->base_rel_iqr = baseline_rel_iqr(v);
+		kj_score_read_interval(c, v);
 		note_judge_state(&((struct load_ctx *)ctx)->r->js, v);
 	}
 	json_decref(v);

@@ -73,7 +73,7 @@ static struct item *make_items(const struct kj_score_cand **v, size_t n, size_t 
 
 static int fast(const struct kj_score_cand *c, double p)
 {
-	return c->correct && c->speedup > p;
+	return c->correct && kj_score_fast_speedup(c) > p;
 }
 
 /* A candidate's roofline score on its task (kj_score_task_sol). */

@@ -128,7 +128,7 @@ int kj_score_weigh(const kj_score_run *r, const struct kj_score_weights *w,
 			s += cand_s(cd, &have_sol);
 			c += cd->correct;
 			for (int p = 0; p < KJ_SCORE_NP; p++)
-				f[p] += cd->correct && cd->speedup > kj_score_p[p];
+				f[p] += cd->correct && kj_score_fast_speedup(cd) > kj_score_p[p];
 		}
 		wsum += W;
 		ssum += W * s / nfirst;

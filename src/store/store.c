@@ -281,6 +281,10 @@ void kj_store_cache_key(const struct kj_verdict_settings *o, char *buf, size_t l
 	snprintf(buf, len, "seeds=%d;perf=%d;timeout=%g;budget=%g;policy=%s;seed=%.12s;jail=%d;errbudget=%g",
 		 o->seeds, o->no_perf ? 0 : 1, o->call_timeout_s, o->perf_budget_s,
 		 o->strict ? "strict" : "flag", sh, o->unconfined ? 0 : 1, KJ_BUDGET_MULT);
+	/* --max-noise: another stop rule gives other samples (only when set,
+	 * so the keys of earlier verdicts stand) */
+	if (o->max_noise > 0)
+		snprintf(buf + strlen(buf), len - strlen(buf), ";noise=%g", o->max_noise);
 	/* knobs: a verdict's speedups are against the baseline the knobs
 	 * select, so a default run reuses no verdict of a run with knobs set,
 	 * nor the other way round (a hash: the list can be long; knobs with

@@ -93,6 +93,7 @@ void kj_flags_str(unsigned flags, char *buf, size_t len)
 void kj_verdict_init(kj_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
+	v->noise_floor = -1;
 	snprintf(v->version, sizeof(v->version), "%s", kj_version());
 }
 

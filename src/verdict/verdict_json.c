@@ -164,6 +164,10 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 		json_object_set_new(x, "baseline_iqr_ms", p->baseline_n ? json_real(p->baseline_iqr_ms) : json_null());
 		json_object_set_new(x, "baseline_n", json_integer(p->baseline_n));
 		json_object_set_new(x, "speedup", p->speedup > 0 ? json_real(p->speedup) : json_null());
+		/* the interval and noise floor (docs/verdict.md, "Intervals") */
+		json_object_set_new(x, "speedup_lo", p->speedup_lo > 0 ? json_real(p->speedup_lo) : json_null());
+		json_object_set_new(x, "speedup_hi", p->speedup_hi > 0 ? json_real(p->speedup_hi) : json_null());
+		json_object_set_new(x, "noise_floor", num_or_null(p->noise_floor));
 		json_object_set_new(x, "flops", json_real(p->flops));
 		json_object_set_new(x, "bytes", json_real(p->bytes));
 		json_object_set_new(x, "sol_ms", num_or_null(p->sol_ms));
@@ -185,6 +189,10 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	json_object_set_new(o, "rtt_floor_us", v->rtt_floor_us > 0 ? json_real(v->rtt_floor_us) : json_null());
 	json_object_set_new(o, "limits", v->limits[0] ? safe_string(v->limits) : json_null());
 	json_object_set_new(o, "speedup", v->speedup > 0 ? json_real(v->speedup) : json_null());
+	json_object_set_new(o, "speedup_lo", v->speedup_lo > 0 ? json_real(v->speedup_lo) : json_null());
+	json_object_set_new(o, "speedup_hi", v->speedup_hi > 0 ? json_real(v->speedup_hi) : json_null());
+	json_object_set_new(o, "noise_floor", num_or_null(v->noise_floor));
+	json_object_set_new(o, "timing_cpu", v->pinned_cpu > 0 ? json_integer(v->pinned_cpu - 1) : json_null());
 	{
 		/* the knobs the baseline ran with, when any is set (the same
 		 * environment as the judge's, which refused invalid ones) */
