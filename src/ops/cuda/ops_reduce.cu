@@ -318,6 +318,33 @@ __global__ void red_thread_k(L x, void *out, int odt, kj_rgeom gm, kj_rpar rp)
 	}
 }
 
+/* s with elements base + j * inner added for j = j, j + step, ... < j1, in
+ * that order, U loads issued before they are added: `#pragma unroll` over
+ * a loop whose trip count is only known at run time did not keep several
+ * loads in flight, so min over the middle dim of KernelBench's shape
+ * (128 x 4096 x 4095, rows not 16-byte aligned: no red_colv_k) ran at
+ * 1.26x PyTorch's time.  The order of the adds is the loop's, so results
+ * are those of the plain loop. */
+template <class R, class L>
+__device__ __forceinline__ typename R::S red_strided(const L &x, typename R::S s, int64_t base,
+						     int64_t inner, int64_t j, int64_t j1, int64_t step)
+{
+	typedef typename L::A A;
+	const int U = 8;
+	for (; j + (U - 1) * step < j1; j += U * step) {
+		A v[U];
+#pragma unroll
+		for (int k = 0; k < U; k++)
+			v[k] = x.ld(base + (j + k * step) * inner);
+#pragma unroll
+		for (int k = 0; k < U; k++)
+			s = R::add(s, v[k], j + k * step);
+	}
+	for (; j < j1; j += step)
+		s = R::add(s, x.ld(base + j * inner), j);
+	return s;
+}
+
 template <class R, class L>
 __global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rgeom gm, kj_rpar rp)
 {
@@ -345,9 +372,7 @@ __global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rge
 					s = red_vec<R>::template add<N>(s, e1, j0 + (v + bs) * N);
 			}
 		} else {
-#pragma unroll 4
-			for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x)
-				s = R::add(s, x.ld(base + j * gm.inner), j);
+			s = red_strided<R>(x, s, base, gm.inner, j0 + threadIdx.x, j1, blockDim.x);
 		}
 		s = kj_block_merge<R>(s, sm);
 		if (threadIdx.x == 0) {
@@ -391,12 +416,8 @@ __global__ void red_col_k(L x, void *out, int odt, typename R::S *part, kj_rgeom
 
 	for (int64_t o = blockIdx.y; o < gm.outer; o += gridDim.y) {
 		S s = R::init();
-		if (i < gm.inner) {
-			int64_t base = o * gm.len * gm.inner + i;
-#pragma unroll 4
-			for (int64_t j = j0 + ty; j < j1; j += by)
-				s = R::add(s, x.ld(base + j * gm.inner), j);
-		}
+		if (i < gm.inner)
+			s = red_strided<R>(x, s, o * gm.len * gm.inner + i, gm.inner, j0 + ty, j1, by);
 		if (by > 1)
 			s = red_ymerge<R>(s, sm);
 		if (ty == 0 && i < gm.inner) {
