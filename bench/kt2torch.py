@@ -248,10 +248,21 @@ def parse(path):
 
 # ---- torch side ------------------------------------------------------------
 
+_TF32 = {"matmul": False, "cudnn": False}
+
+
+def set_tf32(matmul, cudnn):
+    """The TF32 switches that every torch call here applies (both off unless
+    a caller, such as baseline_vs_torch.py timing PyTorch's defaults, sets
+    them otherwise)."""
+    _TF32["matmul"], _TF32["cudnn"] = bool(matmul), bool(cudnn)
+    _torch()
+
+
 def _torch():
     import torch
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = _TF32["matmul"]
+    torch.backends.cudnn.allow_tf32 = _TF32["cudnn"]
     return torch
 
 
