@@ -185,6 +185,11 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	json_object_set_new(o, "rtt_floor_us", v->rtt_floor_us > 0 ? json_real(v->rtt_floor_us) : json_null());
 	json_object_set_new(o, "limits", v->limits[0] ? safe_string(v->limits) : json_null());
 	json_object_set_new(o, "speedup", v->speedup > 0 ? json_real(v->speedup) : json_null());
+	/* which baseline the speedups are against: a task that allows TF32
+	 * (`tf32 allowed`) is timed against a TF32 GPU baseline, every other
+	 * task and the CPU track against strict f32 (docs/verdict.md) */
+	json_object_set_new(o, "baseline_math",
+			    json_string(t && t->tf32 && kj_backend_is_gpu(v->backend) ? "tf32" : "strict-f32"));
 	{
 		/* the knobs the baseline ran with, when any is set (the same
 		 * environment as the judge's, which refused invalid ones) */

@@ -618,6 +618,22 @@ static void linalg_norm_loss_cases(void)
 		 "y = normalize(x, p=1.0, dim=-1)\ncheck B=3 D=40000; B=5 D=999\n", NULL);
 	run_text("norm_rows_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"
 		 "y = norm(x, p=3.0, dim=1)\ncheck B=2 D=100003; B=70 D=2049\n", NULL);
+	/* `tf32 allowed`: the f32 GEMMs (cuBLAS, cuBLASLt's bias epilogue) and a
+	 * conv (cuDNN, default math, tensor-op algorithms) on the TF32 route,
+	 * within a TF32-sized tolerance; then a strict task of the same
+	 * geometry, so that a plan cached for TF32 is not reused for it */
+	run_text("mm_tf32", "input a: f32[M, K] ~ normal\ninput b: f32[K, N] ~ normal\n"
+		 "output y: f32[M, N]\ny = matmul(a, b)\ncheck M=64 K=256 N=96\n"
+		 "tol atol=0.1 rtol=2e-2\ntf32 allowed\n", NULL);
+	run_text("linear_bias_tf32", "input x: f32[N, K] ~ normal\nparam w: f32[O, K] ~ kaiming\n"
+		 "param b: f32[O] ~ uniform(-0.1, 0.1)\noutput y: f32[N, O]\ny = linear(x, w, b)\n"
+		 "check N=33 K=128 O=40\ntol atol=0.02 rtol=2e-2\ntf32 allowed\n", NULL);
+	run_text("conv_tf32", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[O, C, 3, 3] ~ kaiming\n"
+		 "output y: f32[N, O, H-2, W-2]\ny = conv2d(x, w)\ncheck N=2 C=32 O=64 H=20 W=24\n"
+		 "tol atol=0.02 rtol=2e-2\ntf32 allowed\n", NULL);
+	run_text("conv_strict_after_tf32", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[O, C, 3, 3] ~ kaiming\n"
+		 "output y: f32[N, O, H-2, W-2]\ny = conv2d(x, w)\ncheck N=2 C=32 O=64 H=20 W=24\n"
+		 "tol atol=1e-4 rtol=1e-4\n", NULL);
 	run_text("layer_norm_wide", "input x: f32[B, D] ~ normal\nparam w: f32[D] ~ uniform(0.5, 1.5)\n"
 		 "output y: f32[B, D]\ny = layer_norm(x, [D], weight=w)\ncheck B=3 D=30000; B=2 D=9000\n", NULL);
 	run_text("layer_norm_2d", "input x: f32[B, S, D] ~ normal\noutput y: f32[B, S, D]\n"

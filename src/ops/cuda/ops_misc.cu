@@ -139,7 +139,7 @@ static int gemm_batched(kj_gpu *g, int reference, kj_dtype dt, int c32, int bt, 
 	KJ_CUBLAS_CHECK(err, cublasGemmStridedBatchedEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M,
 							(int)K, &a32, B, ty, ldb, sB, A, ty, (int)K, sA,
 							&zero, C, c32 ? CUDA_R_32F : ty, (int)N, sC, (int)batch,
-							CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+							kj_f32_compute(g, dt), CUBLAS_GEMM_DEFAULT));
 	return 0;
 }
 
