@@ -304,9 +304,10 @@ def main():
         if want_kb:
             try:
                 r = kb_shapes.kernelbench_dims(p, a.kernelbench_dir, t)
-            except (kb_shapes.KbSkip, kt2torch.KtError) as e:
+            except Exception as e:  # KbSkip, KtError, or a problem file this reader does not expect
                 n_mirrored += 1
-                kb_skips.append((tid, str(e)))
+                kb_skips.append((tid, str(e) if isinstance(e, (kb_shapes.KbSkip, kt2torch.KtError))
+                                 else "%s: %s" % (type(e).__name__, str(e)[:160])))
                 continue
             if r is None:
                 continue
@@ -426,6 +427,10 @@ def main():
     return 0
 
 
+class _NoOurs(Exception):
+    pass
+
+
 def time_row(torch, u, dims, weight, ours, flush, budget, copy_gbs, failures, out, mm_def, cudnn_def):
     """One shape of one unit: torch timed TF32 off (and with the defaults
     where they differ), the row printed and returned."""
@@ -438,6 +443,8 @@ def time_row(torch, u, dims, weight, ours, flush, budget, copy_gbs, failures, ou
            "torch": None, "torch_def": None}
     inputs = fn = None
     try:
+        if o is None:  # no ratio to make: spare the time (the failure is listed already)
+            raise _NoOurs()
         inputs = kt2torch.make_inputs(t, dims, "cuda")
         fn = kt2torch.build_fn(t, dims, "cuda")
         row["torch"], _, row["torch_n"], _ = time_torch(torch, fn, inputs, flush, budget)
@@ -449,6 +456,8 @@ def time_row(torch, u, dims, weight, ours, flush, budget, copy_gbs, failures, ou
                 kt2torch.set_tf32(False, False)
         else:
             row["torch_def"] = row["torch"]
+    except _NoOurs:
+        pass
     except Exception as e:
         msg = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
         failures.append((tid, "torch %s %s: %s" % (u["set"], label, msg)))
