@@ -395,7 +395,8 @@ static const char help[] =
 	"  --device N   CUDA device (default 0)\n"
 	"  --budget S   timing budget per shape in seconds (default 2)\n\n"
 	"exit status: 0 ok, 1 --check found an output a candidate doing the eager\n"
-	"arithmetic would fail, 2 usage error, 3 no GPU or the baseline failed";
+	"arithmetic would fail, 2 usage error (or the first TASK cannot be loaded), 3 no\n"
+	"GPU or a baseline failed (or, with several TASKs, a later one cannot be loaded)";
 
 /* Times (and with check, judges) the baseline of task t on each of its GPU
  * bench shapes and prints the table or the JSON object.  *failed is set when
