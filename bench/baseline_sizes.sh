@@ -2,9 +2,10 @@
 # The baseline at every size (issue 22 item 2), in one command on the GPU
 # machine (within its 10 minutes):
 #   1. the GPU cases of the reduction and norm kernels whose strategy depends
-#      on the shape (tests/gpu/test_gpu_ops.c: the op cases and the norm and
-#      reduction tasks, against the CPU reference), at most KJ_SIZES_TEST_S
-#      seconds (default 150; 0 skips them);
+#      on the shape and of the TF32 policy (tests/gpu/test_gpu_ops.c: every
+#      op case, the new ones among them, and a few norm and reduction task
+#      files, against the CPU reference), at most KJ_SIZES_TEST_S seconds
+#      (default 150; 0 skips them);
 #   2. bench/baseline_vs_torch.py at kjudge's bench sizes and at KernelBench's
 #      current problem sizes, against PyTorch with TF32 off and with its
 #      defaults, in the time left of KJ_SIZES_TOTAL_S (default 570).
@@ -24,11 +25,12 @@ if [ ! -d "$KB" ]; then
 fi
 if [ "$tests" -gt 0 ]; then
 	echo "== GPU cases: norm and reduction kernels (at most $tests s)"
-	KJ_GPU_ONLY=norm,normalize,_dim,sum,mean,argm KJ_GPU_OPCASES=1 \
+	KJ_GPU_ONLY=l2_normalize,l1_normalize,l2_norm,min_dim,argmin_dim,sum_dim KJ_GPU_OPCASES=1 \
 		timeout "$tests" bash tests/gpu/device.sh build/tests/gpu/test_gpu_ops >/tmp/kj_sizes_ops.tap 2>&1
-	echo "test_gpu_ops exit $?: $(grep -c '^ok' /tmp/kj_sizes_ops.tap) ok, $(grep -c '^not ok' /tmp/kj_sizes_ops.tap) not ok"
+	rc=$?
+	echo "test_gpu_ops exit $rc (124: cut at $tests s): $(grep -c '^ok' /tmp/kj_sizes_ops.tap) ok, $(grep -c '^not ok' /tmp/kj_sizes_ops.tap) not ok"
 	grep -E '^not ok|^# *(got|want|max)' /tmp/kj_sizes_ops.tap | head -40
-	grep -E '(min_mid_unaligned|argmin_mid_unaligned|sum_mid_unaligned|max_last_odd|normalize_rows|norm_rows_p3)' \
+	grep -E '(min_mid_unaligned|argmin_mid_unaligned|sum_mid_unaligned|max_last_odd|normalize_rows|norm_rows_p3|_tf32)' \
 		/tmp/kj_sizes_ops.tap | head -40
 	[ -n "${OUT:-}" ] && cp /tmp/kj_sizes_ops.tap "$OUT/test_gpu_ops.tap"
 fi
