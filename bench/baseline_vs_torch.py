@@ -146,8 +146,8 @@ _CONV_OPS = re.compile(r"\bconv\w*\s*\(")
 def tf32_differs(task, mm_default, cudnn_default):
     """Whether PyTorch's default TF32 switches change this task's arithmetic:
     an f32 value and a convolution (cuDNN) or a matmul whose default is TF32."""
-    if not any(d.dtype == "f32" for d in task.decls):
-        return False
+    if task.tf32 or not any(d.dtype == "f32" for d in task.decls):
+        return False  # a TF32 task's torch column has TF32 on already
     text = " ".join(e for _, e, _ in task.stmts)
     return bool((cudnn_default and _CONV_OPS.search(text)) or (mm_default and _MM_OPS.search(text)))
 
@@ -447,7 +447,12 @@ def time_row(torch, u, dims, weight, ours, flush, budget, copy_gbs, failures, ou
             raise _NoOurs()
         inputs = kt2torch.make_inputs(t, dims, "cuda")
         fn = kt2torch.build_fn(t, dims, "cuda")
-        row["torch"], _, row["torch_n"], _ = time_torch(torch, fn, inputs, flush, budget)
+        if t.tf32:  # a task that allows TF32: our baseline uses it, so torch does too
+            kt2torch.set_tf32(True, True)
+        try:
+            row["torch"], _, row["torch_n"], _ = time_torch(torch, fn, inputs, flush, budget)
+        finally:
+            kt2torch.set_tf32(False, False)
         if u["tf32"]:
             kt2torch.set_tf32(mm_def, cudnn_def)
             try:
