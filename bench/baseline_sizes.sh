@@ -30,7 +30,7 @@ if [ "$tests" -gt 0 ]; then
 	rc=$?
 	echo "test_gpu_ops exit $rc (124: cut at $tests s): $(grep -c '^ok' /tmp/kj_sizes_ops.tap) ok, $(grep -c '^not ok' /tmp/kj_sizes_ops.tap) not ok"
 	grep -E '^not ok|^# *(got|want|max)' /tmp/kj_sizes_ops.tap | head -40
-	grep -E '(min_mid_unaligned|argmin_mid_unaligned|sum_mid_unaligned|max_last_odd|normalize_rows|norm_rows_p3|_tf32)' \
+	grep -E '(min_mid_unaligned|argmin_mid_unaligned|sum_mid_unaligned|max_last_odd|normalize_rows|norm_rows_p3|softmax_long|_tf32)' \
 		/tmp/kj_sizes_ops.tap | head -40
 	[ -n "${OUT:-}" ] && cp /tmp/kj_sizes_ops.tap "$OUT/test_gpu_ops.tap"
 fi
