@@ -76,6 +76,7 @@ class Task:
         self.stmts = []     # (name, expr, line)
         self.binds = []
         self.syms = []      # dim symbols in order of first appearance
+        self.tf32 = False   # `tf32 allowed`: the baseline's f32 matmuls and convs use TF32
 
     def decl(self, name):
         for d in self.decls:
@@ -185,6 +186,10 @@ def parse_text(text, path="<text>"):
             t.category = rest
         elif word in ("about", "tol", "metric"):
             pass
+        elif word == "tf32" and not re.match(r"^tf32\s*=(?!=)", line):
+            if rest not in ("allowed", "strict"):
+                raise KtError("%s: expected 'allowed' or 'strict' after tf32, got '%s'" % (where, rest))
+            t.tf32 = rest == "allowed"
         elif word in ("input", "param", "output"):
             m = _DECL.match(line)
             if not m:
@@ -248,10 +253,21 @@ def parse(path):
 
 # ---- torch side ------------------------------------------------------------
 
+_TF32 = {"matmul": False, "cudnn": False}
+
+
+def set_tf32(matmul, cudnn):
+    """The TF32 switches that every torch call here applies (both off unless
+    a caller, such as baseline_vs_torch.py timing PyTorch's defaults, sets
+    them otherwise)."""
+    _TF32["matmul"], _TF32["cudnn"] = bool(matmul), bool(cudnn)
+    _torch()
+
+
 def _torch():
     import torch
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = _TF32["matmul"]
+    torch.backends.cudnn.allow_tf32 = _TF32["cudnn"]
     return torch
 
 

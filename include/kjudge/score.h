@@ -132,6 +132,8 @@ struct kj_score_judge_state {
 	int versions;          /* distinct kjudge versions among the verdicts */
 	char baseline_id[96];
 	int baseline_ids;      /* distinct baseline ids (GPU backends) */
+	int math_strict, math_tf32; /* verdicts whose speedups are against a strict f32 or a TF32
+	                               baseline (baseline_math; a task's `tf32 allowed`) */
 	int readings;          /* verdicts with a GPU state at their start and end */
 	int drift;             /* verdicts flagged gpu_drift */
 	char drift_why[256];   /* the first one's reason */

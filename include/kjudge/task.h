@@ -116,6 +116,12 @@ typedef struct kj_task {
 	int nbind;
 	kj_binding *binds;
 	kj_tol tol;
+	/* `tf32 allowed`: the CUDA baseline runs f32 matmuls and convolutions on
+	 * TF32 tensor cores (PyTorch's cuDNN default), and the error budget is
+	 * measured on that baseline; 0 (the default, or `tf32 strict`): strict
+	 * f32.  Verdicts name it as baseline_math "tf32" or "strict-f32". */
+	int tf32;
+	int has_tf32; /* a tf32 line was given */
 	/* owned expression pool */
 	int nexprs, capexprs;
 	kj_expr **exprs;

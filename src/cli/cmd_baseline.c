@@ -350,7 +350,7 @@ static int list_knobs(int json)
 }
 
 static const char help[] =
-	"usage: kjudge baseline TASK [--json] [--nodes] [--check] [--device N] [--budget S]\n"
+	"usage: kjudge baseline TASK... [--json] [--nodes] [--check] [--device N] [--budget S]\n"
 	"       kjudge baseline --knobs [--json]\n\n"
 	"Times the CUDA eager baseline (one kernel or library call per op, the task's\n"
 	"dtypes) on each GPU bench shape of TASK, as the judge does: inputs of seed 0,\n"
@@ -358,9 +358,13 @@ static const char help[] =
 	"before it, repeated until the median's 95% confidence half-width is within\n"
 	"0.5% (at least 10 samples) or the budget is spent.  Prints per shape the\n"
 	"median and IQR in ms, the sample count, the achieved GB/s (compulsory bytes /\n"
-	"time) and TFLOP/s.\n\n"
+	"time) and TFLOP/s.  Several TASKs are timed one after another in one process\n"
+	"(one CUDA context: bench/baseline_vs_torch.py times the suite so); a TASK\n"
+	"that cannot be loaded or timed is reported and the others still run.\n\n"
 	"  --json       print one JSON object: task, device, shapes[] with dims, weight,\n"
-	"               ms, iqr_ms, n, stable, bytes, flops, gbs, tflops\n"
+	"               ms, iqr_ms, n, stable, bytes, flops, gbs, tflops; with several\n"
+	"               TASKs one object per TASK, in order, one after another, and\n"
+	"               for a TASK that failed {task, error} instead\n"
 	"  --nodes      also time each node (op) of the baseline: the median over 11\n"
 	"               calls with CUDA events between nodes, L2 flushed before each\n"
 	"               call; printed under the shape (JSON: nodes[] with op, line,\n"
@@ -391,7 +395,95 @@ static const char help[] =
 	"  --device N   CUDA device (default 0)\n"
 	"  --budget S   timing budget per shape in seconds (default 2)\n\n"
 	"exit status: 0 ok, 1 --check found an output a candidate doing the eager\n"
-	"arithmetic would fail, 2 usage error, 3 no GPU or the baseline failed";
+	"arithmetic would fail, 2 usage error (or the first TASK cannot be loaded), 3 no\n"
+	"GPU or a baseline failed (or, with several TASKs, a later one cannot be loaded)";
+
+/* Times (and with check, judges) the baseline of task t on each of its GPU
+ * bench shapes and prints the table or the JSON object.  *failed is set when
+ * --check found an output a candidate doing this arithmetic would fail.
+ * Returns 0, or the error's code with the message printed to stderr (and,
+ * with json and several TASKs, an object {task, error} on stdout). */
+static int baseline_task(kj_gpu *g, kj_task *t, int json, int several, int nodes, int check,
+			 double budget, int *failed)
+{
+	int nres = 0, rc = 0, loosened = 0, nchecked = 0;
+	shape_result *res;
+	struct kj_err err;
+
+	kj_err_init(&err);
+	res = calloc((size_t)(t->nbind > 0 ? t->nbind : 1), sizeof(*res));
+	if (!res) {
+		fprintf(stderr, "kjudge baseline: out of memory\n");
+		return KJ_E_NOMEM;
+	}
+	if (!json) {
+		printf("task    %s\ndevice  %s\n", t->id, kj_gpu_get_info(g)->name);
+		printf("%-32s %6s %10s %9s %5s %9s %9s\n", "shape", "weight", "ms", "iqr_ms", "n", "GB/s",
+		       "TFLOP/s");
+	}
+	for (int b = 0; b < t->nbind && !rc; b++) {
+		if (t->binds[b].bench != 1)
+			continue;
+		rc = time_shape(g, t, b, budget, nodes, &res[nres], &err);
+		if (!rc && check) {
+			rc = kj_gpu_baseline_error(g, t, b, BASE_SEED, CHECK_SEEDS, res[nres].errs, 8,
+						   &res[nres].nerr, &err);
+			for (int i = 0; !rc && i < res[nres].nerr; i++) {
+				*failed |= !res[nres].errs[i].pass;
+				loosened += res[nres].errs[i].pass && !res[nres].errs[i].declared_pass;
+				nchecked++;
+			}
+		}
+		if (!rc && !json)
+			print_row(t, &res[nres]);
+		if (!rc)
+			nres++;
+	}
+	if (rc) {
+		char bs[256];
+		kj_binding_str(t, &t->binds[res[nres].bind], bs, sizeof(bs));
+		fprintf(stderr, "kjudge baseline: %s on %s: %s\n", t->id, bs, err.msg);
+		if (json && several) {
+			char msg[sizeof(bs) + KJ_ERR_MSG + 8];
+			json_t *o = json_object();
+			char *js;
+			snprintf(msg, sizeof(msg), "on %s: %s", bs, err.msg);
+			json_object_set_new(o, "task", json_string(t->id));
+			json_object_set_new(o, "error", kj_cli_json_string(msg));
+			js = json_dumps(o, JSON_PRESERVE_ORDER);
+			puts(js ? js : "{}");
+			free(js);
+			json_decref(o);
+		}
+	} else if (json) {
+		json_t *o = json_object(), *arr = json_array();
+		char *s;
+		json_object_set_new(o, "task", json_string(t->id));
+		json_object_set_new(o, "device", json_string(kj_gpu_get_info(g)->name));
+		json_object_set_new(o, "budget_s", json_real(budget));
+		if (check) {
+			json_object_set_new(o, "budget_mult", json_real(KJ_BUDGET_MULT));
+			json_object_set_new(o, "budget_governs", json_integer(loosened));
+		}
+		for (int i = 0; i < nres; i++)
+			json_array_append_new(arr, result_json(t, &res[i]));
+		json_object_set_new(o, "shapes", arr);
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s ? s : "{}");
+		free(s);
+		json_decref(o);
+	} else if (nres == 0) {
+		printf("(no GPU bench shapes)\n");
+	} else if (check) {
+		printf("error budget (x%g): the declared tolerance is exceeded, and the budget governs, on %d of %d "
+		       "shape outputs\n", KJ_BUDGET_MULT, loosened, nchecked);
+	}
+	fflush(stdout);
+	for (int i = 0; i <= nres && i < t->nbind; i++)
+		shape_result_release(&res[i]);
+	free(res);
+	return rc;
+}
 
 int cmd_baseline(int argc, char **argv)
 {
@@ -399,14 +491,12 @@ int cmd_baseline(int argc, char **argv)
 					    { "budget", 1, 0, 'b' }, { "help", 0, 0, 'h' },
 					    { "nodes", 0, 0, 'n' },   { "check", 0, 0, 'c' },
 					    { "knobs", 0, 0, 'k' },   { 0, 0, 0, 0 } };
-	int c, json = 0, dev = 0, nres = 0, rc = 0, nodes = 0, check = 0, failed = 0, knobs = 0, loosened = 0,
-	    nchecked = 0;
+	int c, json = 0, dev = 0, rc = 0, nodes = 0, check = 0, failed = 0, knobs = 0, several;
 	double budget = 2.0;
 	char *end;
 	long lv;
 	kj_task *t;
 	kj_gpu *g;
-	shape_result *res;
 	struct kj_err err;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -447,8 +537,8 @@ int cmd_baseline(int argc, char **argv)
 			return kj_cli_usage_error("baseline", "--knobs takes no TASK");
 		return list_knobs(json);
 	}
-	if (optind != argc - 1)
-		return kj_cli_usage_error("baseline", "expected one TASK");
+	if (optind >= argc)
+		return kj_cli_usage_error("baseline", "expected a TASK");
 	kj_err_init(&err);
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
 		fprintf(stderr, "kjudge baseline: %s\n", err.msg);
@@ -459,72 +549,38 @@ int cmd_baseline(int argc, char **argv)
 		kj_task_free(t);
 		return KJ_EXIT_JUDGE;
 	}
-	res = calloc((size_t)(t->nbind > 0 ? t->nbind : 1), sizeof(*res));
-	if (!res) {
-		kj_task_free(t);
-		fprintf(stderr, "kjudge baseline: out of memory\n");
-		return KJ_EXIT_JUDGE;
-	}
 	if (kj_gpu_open(dev, &g, &err)) {
 		fprintf(stderr, "kjudge baseline: %s\n", err.msg);
-		free(res);
 		kj_task_free(t);
 		return KJ_EXIT_JUDGE;
 	}
-	if (!json) {
-		printf("task    %s\ndevice  %s\n", t->id, kj_gpu_get_info(g)->name);
-		printf("%-32s %6s %10s %9s %5s %9s %9s\n", "shape", "weight", "ms", "iqr_ms", "n", "GB/s",
-		       "TFLOP/s");
-	}
-	for (int b = 0; b < t->nbind && !rc; b++) {
-		if (t->binds[b].bench != 1)
-			continue;
-		rc = time_shape(g, t, b, budget, nodes, &res[nres], &err);
-		if (!rc && check) {
-			rc = kj_gpu_baseline_error(g, t, b, BASE_SEED, CHECK_SEEDS, res[nres].errs, 8,
-						   &res[nres].nerr, &err);
-			for (int i = 0; !rc && i < res[nres].nerr; i++) {
-				failed |= !res[nres].errs[i].pass;
-				loosened += res[nres].errs[i].pass && !res[nres].errs[i].declared_pass;
-				nchecked++;
+	several = argc - optind > 1;
+	for (int a = optind; a < argc; a++) {
+		if (a > optind) {
+			kj_err_init(&err);
+			if (kj_cli_load_task(argv[a], &t, &err)) {
+				fprintf(stderr, "kjudge baseline: %s\n", err.msg);
+				if (json) {
+					json_t *o = json_object();
+					char *js;
+					json_object_set_new(o, "task", kj_cli_json_string(argv[a]));
+					json_object_set_new(o, "error", kj_cli_json_string(err.msg));
+					js = json_dumps(o, JSON_PRESERVE_ORDER);
+					puts(js ? js : "{}");
+					free(js);
+					json_decref(o);
+				}
+				rc = 1;
+				continue;
 			}
 		}
-		if (!rc && !json)
-			print_row(t, &res[nres]);
-		if (!rc)
-			nres++;
-	}
-	if (rc) {
-		char bs[256];
-		kj_binding_str(t, &t->binds[res[nres].bind], bs, sizeof(bs));
-		fprintf(stderr, "kjudge baseline: %s on %s: %s\n", t->id, bs, err.msg);
-	} else if (json) {
-		json_t *o = json_object(), *arr = json_array();
-		char *s;
-		json_object_set_new(o, "task", json_string(t->id));
-		json_object_set_new(o, "device", json_string(kj_gpu_get_info(g)->name));
-		json_object_set_new(o, "budget_s", json_real(budget));
-		if (check) {
-			json_object_set_new(o, "budget_mult", json_real(KJ_BUDGET_MULT));
-			json_object_set_new(o, "budget_governs", json_integer(loosened));
-		}
-		for (int i = 0; i < nres; i++)
-			json_array_append_new(arr, result_json(t, &res[i]));
-		json_object_set_new(o, "shapes", arr);
-		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(s ? s : "{}");
-		free(s);
-		json_decref(o);
-	} else if (nres == 0) {
-		printf("(no GPU bench shapes)\n");
-	} else if (check) {
-		printf("error budget (x%g): the declared tolerance is exceeded, and the budget governs, on %d of %d "
-		       "shape outputs\n", KJ_BUDGET_MULT, loosened, nchecked);
+		if (!json && a > optind)
+			putchar('\n');
+		if (baseline_task(g, t, json, several, nodes, check, budget, &failed))
+			rc = 1;
+		kj_task_free(t);
+		t = NULL;
 	}
 	kj_gpu_close(g);
-	for (int i = 0; i <= nres && i < t->nbind; i++)
-		shape_result_release(&res[i]);
-	free(res);
-	kj_task_free(t);
 	return rc ? KJ_EXIT_JUDGE : failed ? KJ_EXIT_FAIL : KJ_EXIT_OK;
 }

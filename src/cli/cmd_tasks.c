@@ -200,9 +200,11 @@ int cmd_show(int argc, char **argv)
 	json_object_set_new(o, "level", json_integer(t->level));
 	json_object_set_new(o, "category", kj_cli_json_string(t->category));
 	json_object_set_new(o, "about", kj_cli_json_string(t->about));
+	json_object_set_new(o, "baseline_math", json_string(t->tf32 ? "tf32" : "strict-f32"));
 	if (!json) {
-		printf("task      %s (%s)\nlevel     %d\ncategory  %s\nabout     %s\n\n", t->id, t->name,
-		       t->level, t->category, t->about);
+		printf("task      %s (%s)\nlevel     %d\ncategory  %s\nabout     %s\n%s\n", t->id, t->name,
+		       t->level, t->category, t->about,
+		       t->tf32 ? "math      tf32 allowed: the GPU baseline's f32 matmuls and convolutions use TF32\n" : "");
 		for (int i = 0; i < t->nvals; i++) {
 			const kj_value *v = &t->vals[i];
 			char d[256];

@@ -75,6 +75,14 @@ static void tolerance_text(const kj_task *t, char *buf, size_t len)
 		snprintf(buf, len, "|got - ref| <= atol + rtol * |ref| for every element, with atol = rtol = 1e-4 "
 			 "for f32 outputs, 1e-2 for f16/bf16; integer and bool outputs exact; NaN and Inf must match");
 	}
+	if (t->tf32) {
+		size_t off = strlen(buf);
+		if (off < len)
+			snprintf(buf + off, len - off,
+				 "; TF32 is allowed: f32 matmuls and convolutions may run on TF32 tensor cores, as "
+				 "the baseline's do, and an output may be as far from the fp64 reference as a "
+				 "multiple of that baseline's own error");
+	}
 }
 
 /* 1 when one of the task's values is f8e4m3. */

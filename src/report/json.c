@@ -162,6 +162,8 @@ static json_t *manifest(const kj_score_run *r, const kj_score_summary *s)
 		json_object_set_new(o, "verdict_kjudge_versions", json_integer(js->versions));
 		json_object_set_new(o, "baseline_id", js->baseline_ids ? text(js->baseline_id) : json_null());
 		json_object_set_new(o, "baseline_ids", json_integer(js->baseline_ids));
+		json_object_set_new(o, "baseline_math", json_pack("{s:i, s:i}", "strict-f32", js->math_strict,
+								 "tf32", js->math_tf32));
 		json_object_set_new(g, "readings", json_integer(js->readings));
 		json_object_set_new(g, "drift", json_integer(js->drift));
 		json_object_set_new(g, "drift_first", js->drift ? text(js->drift_why) : json_null());

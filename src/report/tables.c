@@ -298,6 +298,12 @@ int kjr_manifest(const kj_score_run *r, const kj_score_summary *s, struct kjr_it
 	if (r->js.baseline_ids)
 		item(it, &n, max, "baseline", "%s%s", r->js.baseline_id,
 		     r->js.baseline_ids > 1 ? " and others (the verdicts' baselines differ)" : "");
+	if (r->js.math_tf32)
+		item(it, &n, max, "baseline math", "TF32 for %d verdicts (tasks with `tf32 allowed`: their "
+		     "speedups are against a TF32 baseline), strict f32 for %d", r->js.math_tf32,
+		     r->js.math_strict);
+	else if (r->js.math_strict)
+		item(it, &n, max, "baseline math", "strict f32 (no TF32) for every verdict");
 	if (r->js.readings) {
 		item(it, &n, max, "GPU state", "%d verdicts read at start and end: driver %s%s, power limit %d-%d W, "
 		     "SM application clock %d-%d MHz, %d-%d C", r->js.readings, r->js.driver,

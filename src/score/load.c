@@ -129,6 +129,11 @@ static void note_judge_state(struct kj_score_judge_state *js, json_t *v)
 		 json_string_value(json_object_get(v, "kjudge_version")));
 	note_str(js->baseline_id, sizeof(js->baseline_id), &js->baseline_ids,
 		 json_string_value(json_object_get(v, "baseline_id")));
+	{
+		const char *m = json_string_value(json_object_get(v, "baseline_math"));
+		js->math_tf32 += m && !strcmp(m, "tf32");
+		js->math_strict += m && !strcmp(m, "strict-f32");
+	}
 	if (!json_is_object(g))
 		return;
 	st[0] = json_object_get(g, "start");

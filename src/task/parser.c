@@ -965,6 +965,21 @@ static int parse_metric(struct parser *p)
 	return 0;
 }
 
+/* `tf32 allowed` or `tf32 strict`: whether the baseline's f32 matmuls and
+ * convolutions may use TF32 (kj_task.tf32). */
+static int parse_tf32(struct parser *p, kj_loc loc)
+{
+	if (p->t->has_tf32)
+		return perr(p, loc, "second 'tf32' line");
+	next(p);
+	if (p->lx.tok != KJ_T_IDENT || (strcmp(p->lx.text, "allowed") && strcmp(p->lx.text, "strict")))
+		return expected(p, "'allowed' or 'strict' after tf32");
+	p->t->tf32 = !strcmp(p->lx.text, "allowed");
+	p->t->has_tf32 = 1;
+	next(p);
+	return 0;
+}
+
 static int end_of_statement(struct parser *p)
 {
 	if (p->lx.tok == KJ_T_NEWLINE || p->lx.tok == KJ_T_EOF)
@@ -980,7 +995,7 @@ static int parse_statement(struct parser *p)
 	if (p->lx.tok == KJ_T_ERROR)
 		return perr(p, loc, "%s", p->lx.text);
 	if (p->lx.tok != KJ_T_IDENT)
-		return expected(p, "a statement (task, level, category, about, input, param, output, check, bench, tol, metric or name = expression)");
+		return expected(p, "a statement (task, level, category, about, input, param, output, check, bench, tol, metric, tf32 or name = expression)");
 	{
 		struct kj_lexer save = p->lx;
 		next(p);
@@ -1048,8 +1063,11 @@ static int parse_statement(struct parser *p)
 	} else if (!strcmp(kw, "metric")) {
 		if (parse_metric(p))
 			return KJ_E_PARSE;
+	} else if (!strcmp(kw, "tf32")) {
+		if (parse_tf32(p, loc))
+			return KJ_E_PARSE;
 	} else {
-		return perr(p, loc, "unknown statement '%s' (expected task, level, category, about, input, param, output, check, bench, tol, metric or name = expression)", kw);
+		return perr(p, loc, "unknown statement '%s' (expected task, level, category, about, input, param, output, check, bench, tol, metric, tf32 or name = expression)", kw);
 	}
 	return end_of_statement(p);
 }

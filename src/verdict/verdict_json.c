@@ -193,6 +193,11 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 	json_object_set_new(o, "speedup_hi", v->speedup_hi > 0 ? json_real(v->speedup_hi) : json_null());
 	json_object_set_new(o, "noise_floor", num_or_null(v->noise_floor));
 	json_object_set_new(o, "timing_cpu", v->pinned_cpu > 0 ? json_integer(v->pinned_cpu - 1) : json_null());
+	/* which baseline the speedups are against: a task that allows TF32
+	 * (`tf32 allowed`) is timed against a TF32 GPU baseline, every other
+	 * task and the CPU track against strict f32 (docs/verdict.md) */
+	json_object_set_new(o, "baseline_math",
+			    json_string(t && t->tf32 && kj_backend_is_gpu(v->backend) ? "tf32" : "strict-f32"));
 	{
 		/* the knobs the baseline ran with, when any is set (the same
 		 * environment as the judge's, which refused invalid ones) */

@@ -514,6 +514,27 @@ static void reduce_cases(void)
 		 "check B=3 D=20000; B=2 D=30001; B=2 D=100000\ntol atol=1e-9 rtol=1e-4\n", NULL);
 	run_text("softmax_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\ny = softmax(x, dim=1)\n"
 		 "check B=3 D=5000; B=4 D=40\n", NULL);
+	/* softmax_block_k's unrolled 16-byte passes: rows past the cluster
+	 * kernel's 1 MB (f32 and f16, vectors per thread around SMX_U), and an
+	 * odd length (element loop) */
+	run_text("softmax_long_rows", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\ny = softmax(x, dim=-1)\n"
+		 "check B=2 D=300000; B=1 D=262148\ntol atol=1e-9 rtol=1e-4\n", NULL);
+	run_text("log_softmax_long_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
+		 "y = log_softmax(x, dim=1)\ncheck B=2 D=600000\n", NULL);
+	run_text("softmax_long_odd", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\ny = softmax(x, dim=-1)\n"
+		 "check B=2 D=300001\ntol atol=1e-9 rtol=1e-4\n", NULL);
+	/* red_strided: the middle dim with rows not 16-byte aligned (red_col_k,
+	 * wide on any device: nout >= 512 * SMs), run lengths around the
+	 * unrolled step of 8, and a last dim of odd length (red_block_k's
+	 * element loop), with a NaN rule (min) and an order-sensitive sum */
+	run_text("min_mid_unaligned", "input x: f32[B, M, N] ~ normal\noutput y: f32[B, N]\ny = min(x, dim=1)\n"
+		 "check B=40 M=37 N=4095; B=3 M=8 N=4093; B=2 M=7 N=50001\n", NULL);
+	run_text("argmin_mid_unaligned", "input x: f32[B, M, N] ~ normal\noutput y: i64[B, N]\n"
+		 "y = argmin(x, dim=1)\ncheck B=40 M=19 N=4095\n", NULL);
+	run_text("sum_mid_unaligned", "input x: f32[B, M, N] ~ normal\noutput y: f32[B, N]\ny = sum(x, dim=1)\n"
+		 "check B=40 M=300 N=2047; B=2 M=9 N=3\n", NULL);
+	run_text("max_last_odd", "input x: f32[B, N] ~ normal\noutput y: f32[B]\ny = max(x, dim=1)\n"
+		 "check B=5 N=65535; B=3 N=30001\n", NULL);
 }
 
 static void layout_cases(void)
@@ -597,6 +618,31 @@ static void linalg_norm_loss_cases(void)
 		 "check B=2 S=3 K=40 O=24\ntol atol=0.02 rtol=1e-2\n", NULL);
 	run_text("linear_f16_nobias", "input x: f16[N, K] ~ normal\nparam w: f16[O, K] ~ kaiming\n"
 		 "output y: f16[N, O]\ny = linear(x, w)\ncheck N=5 K=64 O=17\ntol atol=0.02 rtol=1e-2\n", NULL);
+	/* pnorm_rows_k / div_rows_k: the last dim, rows of odd length around
+	 * the unrolled step, split rows (few rows of >= 16384), p = 1, 2, 3 */
+	run_text("normalize_rows", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=1)\n"
+		 "check B=300 D=1001; B=2 D=65535; B=4 D=7; B=3 D=4097\ntol atol=1e-9 rtol=1e-4\n", NULL);
+	run_text("normalize_rows_p1_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
+		 "y = normalize(x, p=1.0, dim=-1)\ncheck B=3 D=40000; B=5 D=999\n", NULL);
+	run_text("norm_rows_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"
+		 "y = norm(x, p=3.0, dim=1)\ncheck B=2 D=100003; B=70 D=2049\n", NULL);
+	/* `tf32 allowed`: the f32 GEMMs (cuBLAS, cuBLASLt's bias epilogue) and a
+	 * conv (cuDNN, default math, tensor-op algorithms) on the TF32 route,
+	 * within a TF32-sized tolerance; then a strict task of the same
+	 * geometry, so that a plan cached for TF32 is not reused for it */
+	run_text("mm_tf32", "input a: f32[M, K] ~ normal\ninput b: f32[K, N] ~ normal\n"
+		 "output y: f32[M, N]\ny = matmul(a, b)\ncheck M=64 K=256 N=96\n"
+		 "tol atol=0.1 rtol=2e-2\ntf32 allowed\n", NULL);
+	run_text("linear_bias_tf32", "input x: f32[N, K] ~ normal\nparam w: f32[O, K] ~ kaiming\n"
+		 "param b: f32[O] ~ uniform(-0.1, 0.1)\noutput y: f32[N, O]\ny = linear(x, w, b)\n"
+		 "check N=33 K=128 O=40\ntol atol=0.02 rtol=2e-2\ntf32 allowed\n", NULL);
+	run_text("conv_tf32", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[O, C, 3, 3] ~ kaiming\n"
+		 "output y: f32[N, O, H-2, W-2]\ny = conv2d(x, w)\ncheck N=2 C=32 O=64 H=20 W=24\n"
+		 "tol atol=0.02 rtol=2e-2\ntf32 allowed\n", NULL);
+	run_text("conv_strict_after_tf32", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[O, C, 3, 3] ~ kaiming\n"
+		 "output y: f32[N, O, H-2, W-2]\ny = conv2d(x, w)\ncheck N=2 C=32 O=64 H=20 W=24\n"
+		 "tol atol=1e-4 rtol=1e-4\n", NULL);
 	run_text("layer_norm_wide", "input x: f32[B, D] ~ normal\nparam w: f32[D] ~ uniform(0.5, 1.5)\n"
 		 "output y: f32[B, D]\ny = layer_norm(x, [D], weight=w)\ncheck B=3 D=30000; B=2 D=9000\n", NULL);
 	run_text("layer_norm_2d", "input x: f32[B, S, D] ~ normal\noutput y: f32[B, S, D]\n"

@@ -142,8 +142,41 @@ static void test_defaults(void)
 	is_str(t->category, "Math", "default category");
 	is_int(t->tol.has_tol, 0, "no tol");
 	is_int(t->tol.has_metric, 0, "no metric");
+	is_int(t->tf32, 0, "TF32 strict by default");
 	is_int(t->vals[0].dist, KJ_DIST_NORMAL, "float input defaults to normal");
 	kj_task_free(t);
+}
+
+/* The TF32 policy line: `tf32 allowed` / `tf32 strict`, once; a name tf32
+ * is still a name. */
+static void test_tf32(void)
+{
+	const char *head = "task m\ninput a: f32[M, K]\ninput b: f32[K, N]\noutput y: f32[M, N]\n"
+			   "y = matmul(a, b)\ncheck M=2 K=3 N=4\n";
+	char text[512];
+	kj_task *t;
+
+	snprintf(text, sizeof(text), "%stf32 allowed\n", head);
+	t = parse(text);
+	if (ok(t != NULL, "tf32 allowed parses"))
+		is_int(t->tf32, 1, "tf32 allowed sets the policy");
+	kj_task_free(t);
+	snprintf(text, sizeof(text), "%stf32 strict\n", head);
+	t = parse(text);
+	if (ok(t != NULL, "tf32 strict parses"))
+		is_int(t->tf32, 0, "tf32 strict keeps strict f32");
+	kj_task_free(t);
+	t = parse("task r\ninput x: f32[N]\noutput y: f32[N]\ntf32 = relu(x)\ny = tf32 * 2.0\ncheck N=5\n");
+	ok(t != NULL, "tf32 is still a value name in an assignment");
+	kj_task_free(t);
+	snprintf(text, sizeof(text), "%stf32 sometimes\n", head);
+	err_is(text, KJ_E_PARSE, "7:6", "expected 'allowed' or 'strict' after tf32", "tf32 bad word");
+	snprintf(text, sizeof(text), "%stf32\n", head);
+	err_is(text, KJ_E_PARSE, "7:5", "expected 'allowed' or 'strict' after tf32", "tf32 alone");
+	snprintf(text, sizeof(text), "%stf32 allowed\ntf32 strict\n", head);
+	err_is(text, KJ_E_PARSE, "8:1", "second 'tf32' line", "two tf32 lines");
+	snprintf(text, sizeof(text), "%stf32 allowed now\n", head);
+	err_is(text, KJ_E_PARSE, "7:14", "expected end of line", "tf32 trailing word");
 }
 
 static void test_prototypes(void)
@@ -554,6 +587,7 @@ int main(void)
 	test_registry_threads();
 	test_full();
 	test_defaults();
+	test_tf32();
 	test_prototypes();
 	test_f8();
 	test_dim_exprs();

@@ -161,7 +161,7 @@ extern "C" int kj_gpu_exec_rebind(kj_gpu_exec *x, int value, void *ptr)
 
 /* Enqueues every node; with ev (nnodes + 1 events) records ev[0] before the
  * first node and ev[n + 1] after node n. */
-static int run_nodes(kj_gpu_exec *x, cudaEvent_t *ev, struct kj_err *err)
+static int run_nodes_(kj_gpu_exec *x, cudaEvent_t *ev, struct kj_err *err)
 {
 	const kj_plan *p = x->plan;
 	const kj_task *t = p->task;
@@ -210,6 +210,18 @@ static int run_nodes(kj_gpu_exec *x, cudaEvent_t *ev, struct kj_err *err)
 			KJ_CUDA_CHECK(err, cudaEventRecord(ev[n + 1], g->stream));
 	}
 	return 0;
+}
+
+/* run_nodes_ with the task's TF32 policy in force for the baseline's ops
+ * (g->tf32: a task with `tf32 allowed`; never the fp64 reference), and
+ * strict f32 again afterwards for whatever runs next on the context. */
+static int run_nodes(kj_gpu_exec *x, cudaEvent_t *ev, struct kj_err *err)
+{
+	int rc;
+	x->g->tf32 = !x->reference && x->plan->task->tf32;
+	rc = run_nodes_(x, ev, err);
+	x->g->tf32 = 0;
+	return rc;
 }
 
 extern "C" int kj_gpu_exec_run(kj_gpu_exec *x, struct kj_err *err)

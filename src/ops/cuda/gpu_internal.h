@@ -37,11 +37,21 @@ struct kj_gpu {
 	void *attn;      /* cuDNN attention plans of ops_attn_cudnn.cu, made on first use;
 	                    kj_gpu_close releases them (kj_cuda_attn_release) */
 	const char *sdpa_path; /* route of the last 16-bit sdpa (static string), or NULL */
+	int tf32;        /* 1 while the executor runs the baseline of a task that allows
+	                    TF32 (`tf32 allowed`): f32 GEMMs and convs may use TF32 tensor
+	                    cores (kj_f32_compute, ops_conv.cu); 0 otherwise: strict f32 */
 	void *big;       /* an op's large scratch (kj_gpu_big), grown on demand, kept */
 	size_t big_bytes;
 	void **live;     /* kj_gpu_alloc buffers not yet freed: kj_gpu_close frees them */
 	size_t nlive, live_cap;
 };
+
+/* The cuBLAS compute type of a float GEMM whose operands are of dtype dt:
+ * TF32 tensor cores for f32 while g->tf32 is set (a task that allows TF32,
+ * as PyTorch with torch.backends.cuda.matmul.allow_tf32 = True), else f32
+ * accumulation under the default math mode (never TF32). */
+#define kj_f32_compute(g, dt) \
+	((g)->tf32 && (dt) == KJ_F32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F)
 
 #define KJ_CUDA_CHECK(err, call)                                                             \
 	do {                                                                                 \

@@ -8,7 +8,9 @@
  * adjoint of the conv with the same weight), float compute.  f32 runs with
  * CUDNN_FMA_MATH (no TF32, as torch.backends.cudnn.allow_tf32 = False:
  * PyTorch's default is True, but a TF32 baseline could not meet the f32
- * tolerance) and the algorithm the _v7 heuristics pick, as PyTorch eager
+ * tolerance; a task that declares `tf32 allowed` gets CUDNN_DEFAULT_MATH
+ * and tensor-op algorithms, as PyTorch's default, its plans cached apart)
+ * and the algorithm the _v7 heuristics pick, as PyTorch eager
  * with torch.backends.cudnn.benchmark off (measure_f32 measures instead
  * with KJ_CONV_F32_FIND=1, not yet the default: see there); f16/bf16 use
  * tensor-op math and the fastest algorithm cuDNN measures on the
@@ -74,6 +76,7 @@ struct dnn_plan {
 	 * type), algorithm and workspace, and the layout of d->tr (x at 0, w
 	 * at wo, y at yo, trb bytes in all). */
 	int nhwc;
+	int tf32; /* f32 with TF32 allowed (g->tf32 when made): CUDNN_DEFAULT_MATH */
 	cudnnTensorDescriptor_t xh, yh;
 	cudnnFilterDescriptor_t wh;
 	cudnnConvolutionDescriptor_t convh;
@@ -304,13 +307,13 @@ static bool transform_algo(cudnnConvolutionBwdDataAlgo_t a)
 }
 
 /* Takes the first of the cnt results (heuristic or measured order; forward
- * or backward-data) that succeeded, fits KJ_DNN_WS_CAP and, for f32, uses no
- * tensor ops and, with `exact` and where another qualifies, no FFT or
+ * or backward-data) that succeeded, fits KJ_DNN_WS_CAP and, for f32 unless
+ * tf32 (the task allows TF32), uses no tensor ops and, with `exact` and where another qualifies, no FFT or
  * Winograd (transform_algo): sets *algo and, for f16/bf16, the math type of
  * conv it asks for.  Returns 0, or an error "cuDNN offers no <kind>
  * algorithm for <what>". */
 template <class Perf>
-static int take_algo(kj_dtype dt, cudnnConvolutionDescriptor_t conv, int *algo, const Perf *perf,
+static int take_algo(kj_dtype dt, bool tf32, cudnnConvolutionDescriptor_t conv, int *algo, const Perf *perf,
 		     int cnt, const char *kind, const char *what, struct kj_err *err, bool exact = false)
 {
 	int found = -1;
@@ -318,13 +321,14 @@ static int take_algo(kj_dtype dt, cudnnConvolutionDescriptor_t conv, int *algo, 
 		for (int i = 0; i < cnt && found < 0; i++)
 			if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= KJ_DNN_WS_CAP &&
 			    (pass || !transform_algo(perf[i].algo)) &&
-			    (dt != KJ_F32 || (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
-					      perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
+			    (dt != KJ_F32 || tf32 ||
+			     (perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
+			      perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)))
 				found = i;
 	if (found < 0)
 		return kj_err_set(err, KJ_E_CUDA, "cuDNN offers no %s algorithm for %s", kind, what);
 	*algo = (int)perf[found].algo;
-	if (dt != KJ_F32)
+	if (dt != KJ_F32 || tf32)
 		KJ_CUDNN_CHECK(err, cudnnSetConvolutionMathType(conv, perf[found].mathType));
 	return 0;
 }
@@ -336,7 +340,9 @@ static int plan_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, struct kj_
 	int wd[5], cnt = 0, rc;
 	int64_t wdim0 = convt ? ge->cin : ge->cout, wdim1 = convt ? ge->cout / ge->groups
 								 : ge->cin / ge->groups;
-	cudnnMathType_t math = p->dt == KJ_F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+	cudnnMathType_t math = p->dt != KJ_F32 ? CUDNN_TENSOR_OP_MATH
+			       : p->tf32      ? CUDNN_DEFAULT_MATH
+					      : CUDNN_FMA_MATH;
 
 	/* cuDNN finds the transposed conv's size from the forward conv, which
 	 * an output_padding of stride or more (allowed below the dilation)
@@ -369,7 +375,7 @@ static int plan_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, struct kj_
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardAlgorithm_v7(
 					    d->h, p->x, p->w, p->conv, p->y,
 					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf));
-		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err)))
+		if ((rc = take_algo(p->dt, p->tf32, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err)))
 			return rc;
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
 					    d->h, p->x, p->w, p->conv, p->y,
@@ -381,7 +387,7 @@ static int plan_conv(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, struct kj_
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataAlgorithm_v7(
 					    d->h, p->w, p->x, p->conv, p->y,
 					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf));
-		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data",
+		if ((rc = take_algo(p->dt, p->tf32, p->conv, &p->algo, perf, cnt, "backward-data",
 				    "this transposed convolution", err)))
 			return rc;
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(
@@ -435,7 +441,8 @@ static int plan_get(kj_gpu *g, struct kj_dnn *d, const kjc_geom *ge, kj_dtype dt
 	int rc;
 	for (int i = 0; i < KJ_DNN_PLANS; i++) {
 		struct dnn_plan *q = &d->plans[i];
-		if (q->used && q->dt == dt && memcmp(&q->g, ge, sizeof(*ge)) == 0) {
+		if (q->used && q->dt == dt && q->tf32 == (dt == KJ_F32 && g->tf32) &&
+		    memcmp(&q->g, ge, sizeof(*ge)) == 0) {
 			q->last = ++d->tick;
 			*out = q;
 			return 0;
@@ -446,6 +453,7 @@ static int plan_get(kj_gpu *g, struct kj_dnn *d, const kjc_geom *ge, kj_dtype dt
 	plan_release(p);
 	memcpy(&p->g, ge, sizeof(*ge));
 	p->dt = dt;
+	p->tf32 = dt == KJ_F32 && g->tf32;
 	rc = ge->kind == KJC_CONV || ge->kind == KJC_CONVT ? plan_conv(g, d, p, err) : plan_pool(p, err);
 	if (rc) {
 		plan_release(p);
@@ -1364,7 +1372,7 @@ static int try_nhwc(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const void 
 	if (cudnnFindConvolutionForwardAlgorithmEx(d->h, p->xh, xh, p->wh, wh, p->convh, p->yh, yh,
 						   CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws,
 						   d->ws_bytes) != CUDNN_STATUS_SUCCESS ||
-	    take_algo(p->dt, p->convh, &p->algoh, perf, cnt, "forward", "", NULL) ||
+	    take_algo(p->dt, p->tf32, p->convh, &p->algoh, perf, cnt, "forward", "", NULL) ||
 	    cudnnGetConvolutionForwardWorkspaceSize(d->h, p->xh, p->wh, p->convh, p->yh,
 						    (cudnnConvolutionFwdAlgo_t)p->algoh,
 						    &p->wsh) != CUDNN_STATUS_SUCCESS ||
@@ -1418,7 +1426,7 @@ static int find_algo(struct kj_dnn *d, struct dnn_plan *p, const void *const *in
 		KJ_CUDNN_CHECK(err, cudnnFindConvolutionForwardAlgorithmEx(
 					    d->h, p->x, in[0], p->w, in[1], p->conv, p->y, out,
 					    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
-		if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err,
+		if ((rc = take_algo(p->dt, p->tf32, p->conv, &p->algo, perf, cnt, "forward", "this convolution", err,
 				    exact)))
 			return rc;
 		KJ_CUDNN_CHECK(err, cudnnGetConvolutionForwardWorkspaceSize(
@@ -1435,7 +1443,7 @@ static int find_algo(struct kj_dnn *d, struct dnn_plan *p, const void *const *in
 	KJ_CUDNN_CHECK(err, cudnnFindConvolutionBackwardDataAlgorithmEx(
 				    d->h, p->w, in[1], p->x, in[0], p->conv, p->y, out,
 				    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &cnt, perf, d->ws, d->ws_bytes));
-	if ((rc = take_algo(p->dt, p->conv, &p->algo, perf, cnt, "backward-data", "this transposed convolution",
+	if ((rc = take_algo(p->dt, p->tf32, p->conv, &p->algo, perf, cnt, "backward-data", "this transposed convolution",
 			    err, exact)))
 		return rc;
 	KJ_CUDNN_CHECK(err, cudnnGetConvolutionBackwardDataWorkspaceSize(

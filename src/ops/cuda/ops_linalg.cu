@@ -1,7 +1,9 @@
 /*
  * CUDA matmul, bmm and linear (table B).  The baseline calls cuBLAS in the
  * task dtype with float accumulation (CUBLAS_COMPUTE_32F under the default
- * math mode, so never TF32), as PyTorch eager does with TF32 off; linear
+ * math mode, so never TF32), as PyTorch eager does with TF32 off, unless
+ * the task allows TF32 (`tf32 allowed`: CUBLAS_COMPUTE_32F_FAST_TF32 for
+ * f32, kj_f32_compute); linear
  * with a bias uses cuBLASLt's bias epilogue as PyTorch's addmm does (a
  * separate bias kernel if Lt offers no algorithm).  The reference calls
  * DGEMM on the double buffers and adds a bias afterwards, as the CPU adds
@@ -156,12 +158,12 @@ static int gemm_rm(kj_gpu *g, int reference, kj_dtype dt, int bt, int64_t M, int
 	if (batch == 1)
 		KJ_CUBLAS_CHECK(err, cublasGemmEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one,
 						  B, ty, ldb, A, ty, (int)K, &zero, C, ty, (int)N,
-						  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+						  kj_f32_compute(g, dt), CUBLAS_GEMM_DEFAULT));
 	else
 		KJ_CUBLAS_CHECK(err, cublasGemmStridedBatchedEx(
 					     g->blas, opb, CUBLAS_OP_N, (int)N, (int)M, (int)K, &one, B, ty,
 					     ldb, sB, A, ty, (int)K, sA, &zero, C, ty, (int)N, sC,
-					     (int)batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+					     (int)batch, kj_f32_compute(g, dt), CUBLAS_GEMM_DEFAULT));
 	return 0;
 }
 
@@ -288,7 +290,7 @@ static int lt_linear(kj_gpu *g, kj_dtype dt, int64_t M, int64_t K, int64_t O, co
 
 	*done = 0;
 	memset(&res, 0, sizeof(res));
-	LT_TRY(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+	LT_TRY(cublasLtMatmulDescCreate(&op, kj_f32_compute(g, dt), CUDA_R_32F));
 	LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opt, sizeof(opt)));
 	LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opn, sizeof(opn)));
 	LT_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));

@@ -39,7 +39,8 @@
  *   thread per column otherwise; reductions to one value are one row split
  *   across the device.  The float baseline's norm over a middle dim has its
  *   own column kernel (pnorm_col_k: 16-byte loads, rows split across
- *   threads and blocks).  No atomics, so results are deterministic.
+ *   threads and blocks), over the last dim its own row kernel (pnorm_rows_k:
+ *   red_rows_k's order, loads unrolled).  No atomics, so results are deterministic.
  * Integer indices (embedding) are checked in the kernel: the smallest bad
  * position goes to a device variable that kj_cuda_embedding_check reads.
  */
@@ -138,7 +139,7 @@ static int gemm_batched(kj_gpu *g, int reference, kj_dtype dt, int c32, int bt, 
 	KJ_CUBLAS_CHECK(err, cublasGemmStridedBatchedEx(g->blas, opb, CUBLAS_OP_N, (int)N, (int)M,
 							(int)K, &a32, B, ty, ldb, sB, A, ty, (int)K, sA,
 							&zero, C, c32 ? CUDA_R_32F : ty, (int)N, sC, (int)batch,
-							CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+							kj_f32_compute(g, dt), CUBLAS_GEMM_DEFAULT));
 	return 0;
 }
 
@@ -2079,9 +2080,96 @@ static int pnorm_cols(kj_gpu *g, const T *x, T *y, int64_t outer, int64_t len, i
 	return 0;
 }
 
+/* ---- the last-dim norm of the float baseline ----
+ *
+ * Rows of len contiguous elements (inner == 1) with the blocks, splits and
+ * per-thread order of red_rows_k over F_pnorm: thread t adds elements
+ * j0 + t, j0 + t + bd, ... of its (row, split) in that order, then the block
+ * merges (kj_block_merge), so the sums are red_rows_k's.  But |x|^p is
+ * chosen at compile time and U loads are issued before they are added:
+ * F_pnorm's runtime choice of p branches between the loads, which kept one
+ * 4-byte load in flight per thread (KernelBench's l2 normalize, 32768 rows
+ * of 65535, ran at 2.09x PyTorch's time). */
+template <class T, int KIND>
+__global__ void pnorm_rows_k(const T *__restrict__ x, T *__restrict__ y,
+			     typename kjt<T>::acc *__restrict__ part, int64_t rows, int64_t len,
+			     int splits, typename kjt<T>::acc p)
+{
+	typedef typename kjt<T>::acc A;
+	const int U = 8;
+	__shared__ A red[32];
+	int64_t bd = blockDim.x;
+
+	for (int64_t u = blockIdx.x; u < rows * splits; u += gridDim.x) {
+		int64_t r = u / splits, b = u - r * splits;
+		int64_t j0 = len * b / splits, j1 = len * (b + 1) / splits;
+		const T *q = x + r * len;
+		int64_t j = j0 + threadIdx.x;
+		A s = 0;
+		for (; j + (U - 1) * bd < j1; j += U * bd) {
+			A v[U];
+#pragma unroll
+			for (int k = 0; k < U; k++)
+				v[k] = kjt<T>::ld(q[j + k * bd]);
+#pragma unroll
+			for (int k = 0; k < U; k++)
+				s = s + pterm_d<A>(v[k], KIND, p);
+		}
+		for (; j < j1; j += bd)
+			s = s + pterm_d<A>(kjt<T>::ld(q[j]), KIND, p);
+		s = kj_block_merge<R_add<A> >(s, red);
+		if (threadIdx.x == 0) {
+			if (splits == 1)
+				y[r] = kjt<T>::st(proot_d<A>(s, KIND, p));
+			else
+				part[u] = s;
+		}
+	}
+}
+
+/* red_run's geometry for inner == 1 (splits of very long rows when there
+ * are few, threads by row length), with pnorm_rows_k; the partials of split
+ * rows merge in red_parts_k as there. */
+template <class T, int KIND>
+static int pnorm_rows(kj_gpu *g, const T *x, T *y, int64_t rows, int64_t len,
+		      typename kjt<T>::acc p, size_t woff, const char *what, struct kj_err *err)
+{
+	typedef typename kjt<T>::acc A;
+	int sms = g->info.sm_count;
+	int splits = 1;
+	if (rows == 0)
+		return 0;
+	if (rows < (int64_t)sms * 2 && len >= 16384) {
+		int64_t want = ((int64_t)sms * 4 + rows - 1) / rows, maxs = len / 4096;
+		splits = (int)(want < maxs ? want : maxs);
+		if (splits < 1)
+			splits = 1;
+	}
+	if (splits > 1 && woff + (size_t)rows * splits * sizeof(A) > g->workspace_bytes)
+		splits = 1;
+	int threads = len >= 2048 ? 512 : len >= 256 ? 256 : 128;
+	A *part = (A *)((char *)g->workspace + woff);
+	pnorm_rows_k<T, KIND><<<grid_cap(rows * splits, (int64_t)sms * 32), threads, 0, g->stream>>>(
+		x, y, part, rows, len, splits, p);
+	if (splits > 1) {
+		F_pnorm<T> f;
+		kjm_sink<T> sink;
+		f.x = x;
+		f.k = KIND;
+		f.p = p;
+		sink.y = y;
+		red_parts_k<F_pnorm<T>, kjm_sink<T> >
+			<<<grid_cap(rows, (int64_t)sms * 32), 256, 0, g->stream>>>(f, sink, rows, splits,
+										   part);
+	}
+	KJM_CHECK(err, what);
+	return 0;
+}
+
 /* x [outer, len, inner] reads as F_pnorm over offsets o*len*inner + i +
  * j*inner; red_cols_k forms exactly those offsets, red_rows_k needs inner
- * == 1.  A middle dim of the float baseline goes to pnorm_cols. */
+ * == 1.  The float baseline's last dim goes to pnorm_rows, its middle dim
+ * to pnorm_cols. */
 template <class T>
 static int pnorm_run(kj_gpu *g, const void *x, void *y, int64_t outer, int64_t len, int64_t inner,
 		     double p, size_t woff, const char *what, struct kj_err *err)
@@ -2091,6 +2179,15 @@ static int pnorm_run(kj_gpu *g, const void *x, void *y, int64_t outer, int64_t l
 	kjm_sink<T> sink;
 	int k = (int)kjm_pkind_of(p);
 	if constexpr (sizeof(A) == sizeof(float)) {
+		if (inner == 1) {
+			const T *xt = (const T *)x;
+			T *yt = (T *)y;
+			if (k == KJM_P2)
+				return pnorm_rows<T, KJM_P2>(g, xt, yt, outer, len, (A)p, woff, what, err);
+			if (k == KJM_P1)
+				return pnorm_rows<T, KJM_P1>(g, xt, yt, outer, len, (A)p, woff, what, err);
+			return pnorm_rows<T, KJM_PANY>(g, xt, yt, outer, len, (A)p, woff, what, err);
+		}
 		if (inner > 1 && outer * inner > 0 && len > 0) {
 			const T *xt = (const T *)x;
 			T *yt = (T *)y;
@@ -2167,6 +2264,38 @@ __global__ void div_norm_k(const T *__restrict__ x, T *__restrict__ y, const T *
 	}
 }
 
+/* div_norm_k for inner == 1: U elements of the row loaded before they are
+ * divided and stored (the same division), so that several loads are in
+ * flight per thread at every row length. */
+template <class T>
+__global__ void div_rows_k(const T *__restrict__ x, T *__restrict__ y, const T *__restrict__ nrm,
+			   int64_t rows, int64_t len, typename kjt<T>::acc eps)
+{
+	typedef kjt<T> tt;
+	typedef typename tt::acc A;
+	const int U = 8;
+	int64_t bd = blockDim.x;
+	for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		const T *xr = x + row * len;
+		T *yr = y + row * len;
+		A d = tt::ld(nrm[row]);
+		if (!(d >= eps))
+			d = d != d ? d : eps;
+		int64_t j = threadIdx.x;
+		for (; j + (U - 1) * bd < len; j += U * bd) {
+			A v[U];
+#pragma unroll
+			for (int k = 0; k < U; k++)
+				v[k] = tt::ld(xr[j + k * bd]);
+#pragma unroll
+			for (int k = 0; k < U; k++)
+				yr[j + k * bd] = tt::st(v[k] / d);
+		}
+		for (; j < len; j += bd)
+			yr[j] = tt::st(tt::ld(xr[j]) / d);
+	}
+}
+
 template <class T>
 static int normalize_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, struct kj_err *err)
 {
@@ -2186,9 +2315,14 @@ static int normalize_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, s
 			  "normalize", err);
 	if (rc)
 		return rc;
-	div_norm_k<T><<<row_blocks(g, inner == 1 ? outer : outer * len), 256, 0, g->stream>>>(
-		(const T *)x, (T *)y, (const T *)g->workspace, outer, len, inner,
-		(typename kjt<T>::acc)kjo_attr_f(n, 2, 1e-12));
+	if (inner == 1)
+		div_rows_k<T><<<row_blocks(g, outer), 256, 0, g->stream>>>(
+			(const T *)x, (T *)y, (const T *)g->workspace, outer, len,
+			(typename kjt<T>::acc)kjo_attr_f(n, 2, 1e-12));
+	else
+		div_norm_k<T><<<row_blocks(g, outer * len), 256, 0, g->stream>>>(
+			(const T *)x, (T *)y, (const T *)g->workspace, outer, len, inner,
+			(typename kjt<T>::acc)kjo_attr_f(n, 2, 1e-12));
 	KJM_CHECK(err, "normalize");
 	return 0;
 }

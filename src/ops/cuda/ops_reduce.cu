@@ -318,6 +318,33 @@ __global__ void red_thread_k(L x, void *out, int odt, kj_rgeom gm, kj_rpar rp)
 	}
 }
 
+/* s with elements base + j * inner added for j = j, j + step, ... < j1, in
+ * that order, U loads issued before they are added: `#pragma unroll` over
+ * a loop whose trip count is only known at run time did not keep several
+ * loads in flight, so min over the middle dim of KernelBench's shape
+ * (128 x 4096 x 4095, rows not 16-byte aligned: no red_colv_k) ran at
+ * 1.26x PyTorch's time.  The order of the adds is the loop's, so results
+ * are those of the plain loop. */
+template <class R, class L>
+__device__ __forceinline__ typename R::S red_strided(const L &x, typename R::S s, int64_t base,
+						     int64_t inner, int64_t j, int64_t j1, int64_t step)
+{
+	typedef typename L::A A;
+	const int U = 8;
+	for (; j + (U - 1) * step < j1; j += U * step) {
+		A v[U];
+#pragma unroll
+		for (int k = 0; k < U; k++)
+			v[k] = x.ld(base + (j + k * step) * inner);
+#pragma unroll
+		for (int k = 0; k < U; k++)
+			s = R::add(s, v[k], j + k * step);
+	}
+	for (; j < j1; j += step)
+		s = R::add(s, x.ld(base + j * inner), j);
+	return s;
+}
+
 template <class R, class L>
 __global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rgeom gm, kj_rpar rp)
 {
@@ -345,9 +372,7 @@ __global__ void red_block_k(L x, void *out, int odt, typename R::S *part, kj_rge
 					s = red_vec<R>::template add<N>(s, e1, j0 + (v + bs) * N);
 			}
 		} else {
-#pragma unroll 4
-			for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x)
-				s = R::add(s, x.ld(base + j * gm.inner), j);
+			s = red_strided<R>(x, s, base, gm.inner, j0 + threadIdx.x, j1, blockDim.x);
 		}
 		s = kj_block_merge<R>(s, sm);
 		if (threadIdx.x == 0) {
@@ -391,12 +416,8 @@ __global__ void red_col_k(L x, void *out, int odt, typename R::S *part, kj_rgeom
 
 	for (int64_t o = blockIdx.y; o < gm.outer; o += gridDim.y) {
 		S s = R::init();
-		if (i < gm.inner) {
-			int64_t base = o * gm.len * gm.inner + i;
-#pragma unroll 4
-			for (int64_t j = j0 + ty; j < j1; j += by)
-				s = R::add(s, x.ld(base + j * gm.inner), j);
-		}
+		if (i < gm.inner)
+			s = red_strided<R>(x, s, o * gm.len * gm.inner + i, gm.inner, j0 + ty, j1, by);
 		if (by > 1)
 			s = red_ymerge<R>(s, sm);
 		if (ty == 0 && i < gm.inner) {
@@ -769,9 +790,15 @@ __global__ void softmax_warp_k(const T *__restrict__ x, T *__restrict__ y, int64
 	}
 }
 
+/* Vectors a thread of softmax_block_k loads before it uses them: one at a
+ * time left 16 bytes in flight per thread, too few for the rows longer
+ * than the cluster kernel takes (KernelBench's softmax, 4096 x 393216). */
+#define SMX_U 4
+
 /* cache: the row in shared memory (dynamic, len elements) or NULL.  Each
  * thread reads back only what it wrote itself, so no barrier is needed
- * between the two passes beyond the merge's. */
+ * between the two passes beyond the merge's.  Each thread merges its
+ * elements in the same order whatever the unrolling. */
 template <class T, bool LOG>
 __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows,
 				int64_t len, int use_cache, int vec)
@@ -790,7 +817,25 @@ __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int6
 		T *yr = y + r * len;
 		typename SM::S st = SM::init();
 		if (vec) {
-			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
+			int64_t v = threadIdx.x, nv = len / N;
+			/* U vectors loaded before they are merged, in their order */
+			for (; v + (SMX_U - 1) * bs < nv; v += SMX_U * bs) {
+				kjv<T> e[SMX_U];
+#pragma unroll
+				for (int u = 0; u < SMX_U; u++)
+					e[u] = ((const kjv<T> *)xr)[v + u * bs];
+#pragma unroll
+				for (int u = 0; u < SMX_U; u++) {
+					A a[N];
+					if (use_cache)
+						((kjv<T> *)cache)[v + u * bs] = e[u];
+#pragma unroll
+					for (int k = 0; k < N; k++)
+						a[k] = tt::ld(e[u].e[k]);
+					st = SM::template addn<N>(st, a);
+				}
+			}
+			for (; v < nv; v += bs) {
 				kjv<T> e = ((const kjv<T> *)xr)[v];
 				A a[N];
 				if (use_cache)
@@ -811,7 +856,22 @@ __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int6
 		st = kj_block_merge<SM>(st, red);
 		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0, is = sm_inv(s);
 		if (vec) {
-			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
+			int64_t v = threadIdx.x, nv = len / N;
+			for (; v + (SMX_U - 1) * bs < nv; v += SMX_U * bs) {
+				kjv<T> e[SMX_U];
+#pragma unroll
+				for (int u = 0; u < SMX_U; u++)
+					e[u] = use_cache ? ((const kjv<T> *)cache)[v + u * bs]
+							 : ((const kjv<T> *)xr)[v + u * bs];
+#pragma unroll
+				for (int u = 0; u < SMX_U; u++) {
+#pragma unroll
+					for (int k = 0; k < N; k++)
+						e[u].e[k] = tt::st(sm_out<A, LOG>(tt::ld(e[u].e[k]), st.m, is, ls));
+					((kjv<T> *)yr)[v + u * bs] = e[u];
+				}
+			}
+			for (; v < nv; v += bs) {
 				kjv<T> e = use_cache ? ((const kjv<T> *)cache)[v] : ((const kjv<T> *)xr)[v];
 #pragma unroll
 				for (int k = 0; k < N; k++)
