@@ -70,14 +70,23 @@ DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i8": "int8",
           "i32": "int32", "i64": "int64", "bool": "bool", "f8e4m3": "float8_e4m3fn"}
 DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8, "bool": 1, "f8e4m3": 1}
 
-# ---- static policy (docs/worker-protocol.md, "Python candidates") ----
+# ---- static policy (docs/kernelbench.md, "Rules and how they are enforced") ----
+# What stays static is what the jail cannot see: patching torch's timing, the
+# worker's objects or the dispatch counter (monkeypatching, private names,
+# reflection, frames), threads and streams that move work out of the timed
+# interval, and, while the Python worker runs without a seccomp filter
+# (load_inline's ninja and nvcc and Triton's ptxas run in it), processes,
+# signals and file descriptors (os.system, os.write to the protocol socket).
+# Writes outside the scratch folders, the network and other processes are the
+# jail's (read-only binds, own network and PID namespaces, another uid).
 
+_PURE = {"math", "functools", "typing", "itertools", "operator", "numbers", "collections",
+         "dataclasses", "enum", "abc", "contextlib", "warnings", "struct", "time", "os", "os.path"}
 ALLOWED_MODULES = {
-    "triton": {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language",
-               "math", "functools", "typing", "itertools", "operator", "numbers"},
-    "kernelbench": {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language",
-                    "math", "functools", "typing", "itertools", "operator", "numbers",
-                    "torch.utils.cpp_extension"},
+    "triton": {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "triton",
+               "triton.language"} | _PURE,
+    "kernelbench": {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "triton",
+                    "triton.language", "torch.utils.cpp_extension"} | _PURE,
 }
 ALLOWED_MODULE_PREFIXES = ("triton.language.",)
 BANNED_BUILTINS = {
@@ -85,24 +94,42 @@ BANNED_BUILTINS = {
     "locals", "vars", "open", "input", "breakpoint", "exit", "quit", "help", "memoryview",
     "__builtins__", "__loader__", "__spec__",
 }
-ALLOWED_DUNDER_NAMES = {"__name__", "__init__"}
-# attribute names that create streams, events, graphs or time things
+ALLOWED_DUNDER_NAMES = {"__name__", "__init__", "__file__"}
+# os: paths, the environment and the folders the jail lets it write; not
+# processes, signals or descriptors (no seccomp filter in the Python worker yet)
+OS_ALLOWED = {"environ", "getenv", "path", "sep", "pathsep", "linesep", "name", "curdir", "pardir",
+              "devnull", "cpu_count", "getcwd", "getpid", "fspath", "makedirs", "mkdir", "listdir",
+              "scandir", "walk", "stat", "remove", "unlink", "rmdir", "rename", "replace"}
+OS_PATH_ALLOWED = {"join", "dirname", "basename", "exists", "isdir", "isfile", "isabs", "abspath",
+                   "realpath", "normpath", "relpath", "split", "splitext", "expanduser", "getsize",
+                   "getmtime", "sep"}
+# a module reached as an attribute of another (torch.os.system, torch.sys.modules)
+MODULE_ATTRS = {"os", "sys", "subprocess", "socket", "ctypes", "builtins", "importlib", "gc",
+                "inspect", "threading", "multiprocessing", "posix", "pty", "io", "mmap", "pickle",
+                "marshal", "runpy", "asyncio", "concurrent", "shutil"}
+# private helpers of torch.nn.init that KernelBench's own modules call
+PRIVATE_ALLOWED = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan"}
+# attribute names that create streams or graphs, switch devices or time things
+# (CUDA events are allowed: they synchronise; the worker times with its own)
 STREAM_ATTRS = {"Stream": "creates its own CUDA stream", "stream": "switches CUDA streams",
                 "set_stream": "switches CUDA streams", "ExternalStream": "uses a foreign CUDA stream",
-                "Event": "uses CUDA events (timing is the judge's)",
                 "graph": "captures CUDA graphs", "CUDAGraph": "captures CUDA graphs",
                 "graphs": "captures CUDA graphs", "do_bench": "times itself",
                 "testing": "uses triton.testing (timing is the judge's)",
                 "set_device": "switches CUDA devices", "device_count": None}
-# torch functions that allocate or describe, never compute
+# torch functions that allocate, describe or configure, never compute
 TORCH_ALLOWED_CALLS = {
     "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
     "full", "full_like", "device", "Size", "dtype", "is_tensor", "no_grad", "inference_mode",
     "cdiv", "finfo", "iinfo", "cuda.current_stream", "cuda.current_device",
     "cuda.get_device_properties", "cuda.is_available", "cuda.get_device_capability",
     "nn.Module", "nn.Parameter", "nn.Linear", "nn.Conv2d", "nn.ParameterList", "nn.ModuleList",
-    "utils.cpp_extension.load_inline", "get_default_dtype",
+    "utils.cpp_extension.load_inline", "get_default_dtype", "manual_seed",
+    "set_float32_matmul_precision", "get_float32_matmul_precision",
 }
+# torch settings a candidate may assign to: they change how torch's own
+# operators run in the candidate's process (the reference runs elsewhere)
+TORCH_SETTINGS_PREFIX = "torch.backends."
 # in CUDA source strings (load_inline): names that mean a vendor library
 LIB_WORDS = {"cublas": "cuBLAS", "cudnn": "cuDNN", "cutlass": "CUTLASS", "thrust": "Thrust",
              "cufft": "cuFFT", "at::matmul": "PyTorch", "torch::matmul": "PyTorch",
@@ -157,13 +184,78 @@ def static_check(source, backend, entry):
     except (ValueError, RecursionError) as e:
         return {"verdict": "syntax", "line": 0, "reason": "candidate.py: %s" % e}
     allowed = ALLOWED_MODULES[backend]
-    torch_names = set()   # local names bound to torch or a torch submodule
     fallback = []
     libs = set()
 
     def reject(node, why):
         raise Policy("candidate.py:%d: %s" % (getattr(node, "lineno", 0), why))
 
+    # what each imported local name stands for: "torch", "torch.nn", "os",
+    # "os.path", "os.environ"... (module-level or not: a name is a name)
+    alias = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    alias[a.asname] = a.name
+                else:
+                    alias[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                alias[a.asname or a.name] = node.module + "." + a.name
+
+    def resolved(n):
+        """The dotted name of an Attribute/Name chain with its head's import
+        resolved ('F.softmax' -> 'torch.nn.functional.softmax'), else None."""
+        d = _dotted(n)
+        if not d:
+            return None
+        head, dot, rest = d.partition(".")
+        return alias.get(head, head) + dot + rest
+
+    parent = {}
+    for node in ast.walk(tree):
+        for ch in ast.iter_child_nodes(node):
+            parent[id(ch)] = node
+
+    def attr_chain(name_node):
+        """The attribute names read off a Name, in order: os.path.join -> [path, join]."""
+        out, cur = [], name_node
+        while True:
+            up = parent.get(id(cur))
+            if not isinstance(up, ast.Attribute) or up.value is not cur:
+                return out
+            out.append(up.attr)
+            cur = up
+
+    def check_os(node, full, imported=False):
+        """os, os.path and what was imported from them: paths, the environment,
+        folders; not processes, signals or descriptors."""
+        chain = full.split(".")[1:] + attr_chain(node)
+        if chain and chain[0] == "path":
+            ok = (imported and len(chain) == 1) or (len(chain) > 1 and chain[1] in OS_PATH_ALLOWED)
+        else:
+            ok = bool(chain) and chain[0] in OS_ALLOWED
+        if not ok:
+            what = "os." + ".".join(chain) if chain else "os"
+            reject(node, "uses %s: a candidate may use os for paths, the environment and folders "
+                   "(os.environ, os.getenv, os.path.join, os.makedirs...), not for processes, signals "
+                   "or file descriptors" % what)
+
+    def settings_assignment(node):
+        """torch.backends.cudnn.benchmark = True and the like."""
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not isinstance(node.value, ast.Constant):
+            return False
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Attribute) and (resolved(t) or "").startswith(TORCH_SETTINGS_PREFIX)
+                   for t in targets)
+
+    # docstrings are prose, not CUDA source: no word match on them
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+            docs.add(id(node.body[0].value))
     jit_nodes = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_jit(node):
@@ -186,8 +278,6 @@ def static_check(source, backend, entry):
                     if a.name not in allowed and not a.name.startswith(ALLOWED_MODULE_PREFIXES):
                         reject(node, "imports %s: only %s may be imported" %
                                (a.name, ", ".join(sorted(allowed))))
-                    if a.name.split(".")[0] == "torch":
-                        torch_names.add((a.asname or a.name).split(".")[0])
             elif isinstance(node, ast.ImportFrom):
                 mod = node.module or ""
                 if node.level or (mod not in allowed and not mod.startswith(ALLOWED_MODULE_PREFIXES)):
@@ -199,8 +289,8 @@ def static_check(source, backend, entry):
                     if a.name.startswith("_"):
                         reject(node, "imports the private name %s.%s" % (mod, a.name))
                     full = mod + "." + a.name
-                    if mod.split(".")[0] == "torch":
-                        torch_names.add(a.asname or a.name)
+                    if mod in ("os", "os.path"):
+                        check_os(node, full, imported=True)
                     if a.name in STREAM_ATTRS and STREAM_ATTRS[a.name]:
                         reject(node, "imports %s: %s" % (full, STREAM_ATTRS[a.name]))
             elif isinstance(node, ast.Name):
@@ -208,10 +298,15 @@ def static_check(source, backend, entry):
                     reject(node, "uses %s: dynamic code and reflection are not allowed" % node.id)
                 if node.id.startswith("__") and node.id not in ALLOWED_DUNDER_NAMES:
                     reject(node, "uses %s: interpreter internals are not allowed" % node.id)
+                full = alias.get(node.id, "")
+                if isinstance(node.ctx, ast.Load) and (full == "os" or full.startswith("os.")):
+                    check_os(node, full)
             elif isinstance(node, ast.Attribute):
                 if node.attr.startswith("_") and node.attr not in ALLOWED_DUNDER_NAMES:
-                    if not (isinstance(node.value, ast.Name) and node.value.id == "self"
-                            and not node.attr.startswith("__")):
+                    if node.attr in PRIVATE_ALLOWED and resolved(node.value) == "torch.nn.init":
+                        pass
+                    elif not (isinstance(node.value, ast.Name) and node.value.id == "self"
+                              and not node.attr.startswith("__")):
                         reject(node, "uses the private attribute .%s: internals of the harness, "
                                "torch or the interpreter are not allowed" % node.attr)
                 why = STREAM_ATTRS.get(node.attr)
@@ -220,20 +315,28 @@ def static_check(source, backend, entry):
                 if node.attr in ("f_locals", "f_globals", "f_back", "gi_frame", "cr_frame",
                                  "tb_frame", "co_code"):
                     reject(node, "uses .%s: frames are not allowed" % node.attr)
+                if node.attr in MODULE_ATTRS and id(node) not in jit_nodes:
+                    reject(node, "uses %s: reaching the module %s through another is not allowed" %
+                           (_dotted(node) or "." + node.attr, node.attr))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if node.name.startswith("__") and node.name not in ALLOWED_DUNDER_NAMES:
                     reject(node, "defines %s: overriding interpreter or torch hooks is not "
                            "allowed" % node.name)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                if settings_assignment(node):
+                    targets = []
                 for tg in targets:
+                    if isinstance(tg, ast.Subscript) and resolved(tg.value) == "os.environ":
+                        continue  # os.environ["X"] = "1": the worker's environment, in the jail
                     for sub in ast.walk(tg):
                         if isinstance(sub, ast.Attribute) and id(sub) not in jit_nodes:
                             root = _root(sub)
                             if root != "self":
                                 reject(node, "assigns to %s: changing modules or classes "
                                        "(monkeypatching) is not allowed" % (_dotted(sub) or "an attribute"))
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and backend == "kernelbench":
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and backend == "kernelbench" \
+                    and id(node) not in docs:
                 text = node.value
                 low = text.lower()
                 for w, lib in LIB_WORDS.items():
@@ -246,21 +349,16 @@ def static_check(source, backend, entry):
                                "CUDA track)" % w)
             if isinstance(node, ast.Call) and id(node) not in jit_nodes and id(node) not in unused:
                 name = _dotted(node.func)
-                if name:
-                    head, _, rest = name.partition(".")
-                    if head in torch_names and rest:
-                        # F.softmax where F = torch.nn.functional, nn.Linear...
-                        full = rest if head == "torch" else head + "." + rest
-                        norm = full
-                        for pre in ("nn.functional.", "functional.", "F."):
-                            if norm.startswith(pre):
-                                norm = "nn.functional." + norm[len(pre):]
-                        if norm not in TORCH_ALLOWED_CALLS and not norm.startswith(("cuda.", "nn.")) \
-                                or norm.startswith("nn.functional."):
-                            fallback.append("calls torch %s" % full)
-                            libs.add("PyTorch")
-                    if name.split(".")[-1] in ("Stream", "Event"):
-                        reject(node, "calls %s: %s" % (name, STREAM_ATTRS[name.split(".")[-1]]))
+                full = resolved(node.func)
+                if full and full.startswith("torch."):
+                    # F.softmax where F = torch.nn.functional, nn.Linear...
+                    norm = full[len("torch."):]
+                    if norm not in TORCH_ALLOWED_CALLS and not norm.startswith(("cuda.", "nn.", "backends.")) \
+                            or norm.startswith("nn.functional."):
+                        fallback.append("calls torch %s" % norm)
+                        libs.add("PyTorch")
+                if name and name.split(".")[-1] == "Stream":
+                    reject(node, "calls %s: %s" % (name, STREAM_ATTRS["Stream"]))
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and id(node) not in jit_nodes \
                     and id(node) not in unused:
                 fallback.append("uses the @ operator on tensors")

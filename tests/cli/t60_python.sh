@@ -128,6 +128,83 @@ for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions
 		for w in '"$want"'; do test "$v" = "$w" && exit 0; done; exit 1'
 done
 
+# Issue 21: the static policy keeps to what the jail cannot see (patching,
+# private names, reflection, streams, threads; processes and descriptors
+# while the Python worker has no seccomp filter) and passes honest idioms of
+# published KernelBench generations; each rejection names its line.
+cat >"$TMP/idioms.py" <<'EOF_PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import kjudge_pyworker as w
+H = "import torch\nimport torch.nn as nn\n"
+ok = {
+    "import os": "import os\nx = 1\n",
+    "os.environ item": "import os\nos.environ['TORCH_CUDA_ARCH_LIST'] = '9.0'\n",
+    "os.path via alias": "import os.path as osp\np = osp.join(osp.dirname(__file__), 'k.cu')\n",
+    "from os import environ, path": "from os import environ, path\nv = environ.get('X', path.sep)\n",
+    "cudnn flags": H + "torch.backends.cudnn.benchmark = True\ntorch.backends.cudnn.deterministic = False\n"
+                   "torch.backends.cuda.matmul.allow_tf32 = True\n",
+    "matmul precision": H + "torch.set_float32_matmul_precision('high')\n",
+    "event for sync": H + "def f():\n    e = torch.cuda.Event(enable_timing=True)\n    e.record()\n    e.synchronize()\n",
+    "event import": "from torch.cuda import Event\ne = Event()\n",
+    "nn.init helpers": H + "w = nn.Parameter(torch.empty(3, 4))\nnn.init.kaiming_uniform_(w, a=5 ** 0.5)\n"
+                       "fi, _ = nn.init._calculate_fan_in_and_fan_out(w)\n",
+    "init from torch.nn": "from torch.nn import init\nimport torch\nw = torch.empty(3)\ninit.zeros_(w)\n"
+                          "a = init._calculate_correct_fan(w, 'fan_in')\n",
+    "time": "import time\nt = time.perf_counter()\n",
+}
+bad = {
+    "os.system": ("import os\nos.system('true')\n", 2),
+    "os.write": ("import os\n\ndef f():\n    os.write(3, b'x')\n", 4),
+    "os alias": ("import os as o\no.fork()\n", 2),
+    "os as a value": ("import os\nx = os\n", 2),
+    "os.path.os": ("import os\nos.path.os.kill(1, 9)\n", 2),
+    "from os import system": ("from os import system\n", 1),
+    "from os import dup2": ("from os import dup2 as d\n", 1),
+    "torch.os": ("import torch\ntorch.os.system('x')\n", 2),
+    "torch.sys": ("import torch\nm = torch.sys.modules\n", 2),
+    "settings non-constant": ("import torch\ntorch.backends.cudnn.benchmark = lambda: 0\n", 2),
+    "patch elsewhere": ("import torch\ntorch.cuda.synchronize = None\n", 2),
+    "patch event": ("import torch\ntorch.cuda.Event.elapsed_time = lambda s, o: 0.001\n", 2),
+    "patch time": ("import time\ntime.perf_counter = lambda: 0\n", 2),
+    "environ attribute": ("import os\nos.environ.get = None\n", 2),
+    "other private init": ("import torch.nn as nn\nnn.init._no_grad_uniform_(None, 0, 1)\n", 2),
+    "private elsewhere": ("import torch\ntorch._C._cuda_getCurrentRawStream(0)\n", 2),
+    "stream": ("import torch\ns = torch.cuda.Stream()\n", 2),
+    "sys": ("import sys\n", 1),
+    "threading": ("import threading\n", 1),
+    "subprocess": ("import subprocess\n", 1),
+    "ctypes": ("import ctypes\n", 1),
+}
+fails = 0
+for be in ("triton", "kernelbench"):
+    for name, src in ok.items():
+        v = w.static_check(src, be, "")
+        good = v["verdict"] in ("ok", "missing")
+        print("%s %s %s: %s" % ("ok" if good else "FAIL", be, name, v))
+        fails += not good
+    for name, (src, line) in bad.items():
+        v = w.static_check(src, be, "")
+        good = v["verdict"] == "reject" and v["reason"].startswith("candidate.py:%d: " % line)
+        print("%s %s %s: %s" % ("ok" if good else "FAIL", be, name, v))
+        fails += not good
+sys.exit(1 if fails else 0)
+EOF_PY
+expect_success "honest idioms (import os, cudnn flags, CUDA events for sync, nn.init) pass; escapes are rejected at their line" '
+	"$PY" "$TMP/idioms.py" "$KJ_ROOT/python"'
+
+expect_success "every red-team Python case rejected statically names its line" '
+	n=0
+	for f in "$KJ_ROOT"/examples/redteam/*_py_*.py; do
+		head -n 1 "$f" | grep -q "expect=rejected" || continue
+		grep -q "past the static check" "$f" && continue
+		"$PY" "$W" --check "$f" --backend triton --entry relu >"$TMP/s.json"
+		r=$(json_get "$TMP/s.json" reason); echo "${f##*/}: $r"
+		printf "%s\n" "$r" | grep -q "^candidate.py:[1-9][0-9]*: " || exit 1
+		n=$((n + 1))
+	done
+	test $n -ge 8'
+
 expect_success "a rejected case gets its verdict through kjudge eval (no GPU needed)" '
 	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet --backend triton level1/relu \
 		"$KJ_ROOT/examples/redteam/21_py_patch_event.py" >"$TMP/v.json"; rc=$?

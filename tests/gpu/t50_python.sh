@@ -45,7 +45,7 @@ for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions
 		t0=$(date +%s%N)
 		"$KJ" eval --json --quiet --backend '"$be"' '"$perf"' "'"$task"'" "'"$f"'" >"$TMP/v.json"; rc=$?
 		st=$(json_get "$TMP/v.json" status)
-		line="status $st rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(json_get "$TMP/v.json" reason)"
+		line="status $st stage $(json_get "$TMP/v.json" stage) rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(json_get "$TMP/v.json" reason)"
 		echo "$line"; [ -n "${KJ_PY_LOG:-}" ] && echo "'"$rel"': $line" >>"$KJ_PY_LOG"
 		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
 		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; }'
