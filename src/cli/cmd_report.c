@@ -49,12 +49,64 @@ static int load(const char *cmd, const char *db, const char *run, kj_score_run *
 	return KJ_EXIT_OK;
 }
 
+/* The KernelBench problem of each candidate's task, from the task file's
+ * `about` (tasks/ of this kjudge): a task that is not found, or names no
+ * KernelBench problem, gets none. */
+static struct kj_kb_origin *origins(const kj_score_run *r)
+{
+	struct kj_kb_origin *o = calloc(r->n ? r->n : 1, sizeof(*o));
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		kj_task *t = NULL;
+		struct kj_err err;
+		size_t k;
+		for (k = 0; k < i && strcmp(r->c[k].task, r->c[i].task); k++)
+			;
+		if (k < i) {
+			o[i] = o[k];
+			continue;
+		}
+		kj_err_init(&err);
+		if (kj_cli_load_task(r->c[i].task, &t, &err) == 0)
+			kj_kernelbench_origin(t->about, &o[i]);
+		kj_task_free(t);
+	}
+	return o;
+}
+
+static int report_kernelbench(kj_score_run *r, enum kj_report_format fmt, const char *outp)
+{
+	struct kj_kb_origin *o = origins(r);
+	struct kj_err err;
+	char *text;
+	int rc;
+	kj_err_init(&err);
+	if (!o) {
+		kj_score_run_free(r);
+		fprintf(stderr, "kjudge report: out of memory\n");
+		return KJ_EXIT_FAIL;
+	}
+	rc = kj_report_kernelbench(r, o, fmt, &text, &err);
+	free(o);
+	kj_score_run_free(r);
+	if (rc) {
+		fprintf(stderr, "kjudge report: %s\n", err.msg);
+		return rc == KJ_E_USAGE ? KJ_EXIT_USAGE : KJ_EXIT_FAIL;
+	}
+	rc = emit("report", text, outp);
+	free(text);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option lo[] = { { "db", 1, 0, 'd' },     { "format", 1, 0, 'f' },
 					    { "output", 1, 0, 'o' }, { "help", 0, 0, 'h' },
-					    { "weights", 1, 0, 'w' }, { 0, 0, 0, 0 } };
+					    { "weights", 1, 0, 'w' }, { "kernelbench", 0, 0, 'k' },
+					    { 0, 0, 0, 0 } };
 	const char *db = NULL, *outp = NULL, *weights = NULL;
+	int kernelbench = 0;
 	struct kj_score_weighted *wt = NULL;
 	enum kj_report_format fmt = KJ_REPORT_MD;
 	kj_score_run *r;
@@ -70,12 +122,14 @@ int cmd_report(int argc, char **argv)
 			outp = optarg;
 		else if (c == 'w')
 			weights = optarg;
+		else if (c == 'k')
+			kernelbench = 1;
 		else if (c == 'f') {
 			if (kj_report_format_parse(optarg, &fmt))
 				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html, csv)", optarg);
 		} else if (c == 'h') {
 			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html|csv] [-o FILE]\n"
-			     "                         [--weights MANIFEST]\n\n"
+			     "                         [--weights MANIFEST] [--kernelbench]\n\n"
 			     "Scores run RUN of a results store (default RUN.sqlite), opened read-only:\n"
 			     "the run's settings and devices, rates, fast_p, fast_p@k, fast_p@N, speedups,\n"
 			     "SOL/IOU/MFU, S_agg, fallback rate, error classes, fix vs optimise, code\n"
@@ -85,7 +139,11 @@ int cmd_report(int argc, char **argv)
 			     "correctness only.  html is one self-contained page with SVG charts; csv is\n"
 			     "one row per candidate.  --weights MANIFEST (a suite.json of\n"
 			     "`kjudge trace import`, or its folder) adds the figures with each task weighted\n"
-			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).");
+			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).\n"
+			     "--kernelbench prints KernelBench's per-problem results instead (md, json or csv):\n"
+			     "per candidate the KernelBench level and problem its task mirrors (from the task's\n"
+			     "about), sample, compiled, correctness, runtime and ref runtime (ms), speedup,\n"
+			     "beside kjudge's task, model, round, status, stage and flags (docs/scores.md).");
 			return KJ_EXIT_OK;
 		} else {
 			return kj_cli_usage_error("report", "unknown option");
@@ -95,8 +153,12 @@ int cmd_report(int argc, char **argv)
 		return kj_cli_usage_error("report", "missing RUN");
 	if (optind + 1 != argc)
 		return kj_cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
+	if (kernelbench && (weights || fmt == KJ_REPORT_HTML))
+		return kj_cli_usage_error("report", "--kernelbench prints md, json or csv, without --weights");
 	if ((rc = load("report", db, argv[optind], &r)))
 		return rc;
+	if (kernelbench)
+		return report_kernelbench(r, fmt, outp);
 	kj_err_init(&err);
 	if (weights) {
 		struct kj_score_weights w;
