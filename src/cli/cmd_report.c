@@ -49,14 +49,11 @@ static int load(const char *cmd, const char *db, const char *run, kj_score_run *
 	return KJ_EXIT_OK;
 }
 
-/* The KernelBench problem of each candidate's task, from the task file's
- * `about` (tasks/ of this kjudge): a task that is not found, or names no
- * KernelBench problem, gets none. */
-static struct kj_kb_origin *origins(const kj_score_run *r)
+/* The KernelBench problem of each candidate's task (c->kb), from the task
+ * file's `about` (tasks/ of this kjudge): a task that is not found, or names
+ * no KernelBench problem, gets none. */
+static void name_kernelbench(kj_score_run *r)
 {
-	struct kj_kb_origin *o = calloc(r->n ? r->n : 1, sizeof(*o));
-	if (!o)
-		return NULL;
 	for (size_t i = 0; i < r->n; i++) {
 		kj_task *t = NULL;
 		struct kj_err err;
@@ -64,31 +61,23 @@ static struct kj_kb_origin *origins(const kj_score_run *r)
 		for (k = 0; k < i && strcmp(r->c[k].task, r->c[i].task); k++)
 			;
 		if (k < i) {
-			o[i] = o[k];
+			r->c[i].kb = r->c[k].kb;
 			continue;
 		}
 		kj_err_init(&err);
 		if (kj_cli_load_task(r->c[i].task, &t, &err) == 0)
-			kj_kernelbench_origin(t->about, &o[i]);
+			kj_kernelbench_origin(t->about, &r->c[i].kb);
 		kj_task_free(t);
 	}
-	return o;
 }
 
 static int report_kernelbench(kj_score_run *r, enum kj_report_format fmt, const char *outp)
 {
-	struct kj_kb_origin *o = origins(r);
 	struct kj_err err;
 	char *text;
 	int rc;
 	kj_err_init(&err);
-	if (!o) {
-		kj_score_run_free(r);
-		fprintf(stderr, "kjudge report: out of memory\n");
-		return KJ_EXIT_FAIL;
-	}
-	rc = kj_report_kernelbench(r, o, fmt, &text, &err);
-	free(o);
+	rc = kj_report_kernelbench(r, fmt, &text, &err);
 	kj_score_run_free(r);
 	if (rc) {
 		fprintf(stderr, "kjudge report: %s\n", err.msg);
@@ -157,6 +146,7 @@ int cmd_report(int argc, char **argv)
 		return kj_cli_usage_error("report", "--kernelbench prints md, json or csv, without --weights");
 	if ((rc = load("report", db, argv[optind], &r)))
 		return rc;
+	name_kernelbench(r);
 	if (kernelbench)
 		return report_kernelbench(r, fmt, outp);
 	kj_err_init(&err);

@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,15 @@ int kj_kernelbench_origin(const char *about, struct kj_kb_origin *o)
 		return 1;
 	}
 	return 0;
+}
+
+const char *kjr_kb_cell(char *buf, size_t size, const struct kj_kb_origin *o)
+{
+	if (o && o->level)
+		snprintf(buf, size, "L%d #%s", o->level, o->name);
+	else
+		snprintf(buf, size, "-");
+	return buf;
 }
 
 /* KernelBench times one shape; a kjudge task has several, weighted.  The
@@ -110,7 +120,7 @@ static json_t *jnum(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
-static int render_json(const kj_score_run *r, const struct kj_kb_origin *org, struct kjr_buf *b)
+static int render_json(const kj_score_run *r, struct kjr_buf *b)
 {
 	json_t *o = json_object(), *rows = json_array();
 	char *text;
@@ -126,7 +136,7 @@ static int render_json(const kj_score_run *r, const struct kj_kb_origin *org, st
 	json_object_set_new(o, "rows", rows);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct kj_score_cand *c = &r->c[i];
-		const struct kj_kb_origin *k = &org[i];
+		const struct kj_kb_origin *k = &c->kb;
 		double rt, ref;
 		json_t *x = json_object();
 		times(c, &rt, &ref);
@@ -162,8 +172,7 @@ static int render_json(const kj_score_run *r, const struct kj_kb_origin *org, st
 	return 0;
 }
 
-int kj_report_kernelbench(const kj_score_run *r, const struct kj_kb_origin *origin, enum kj_report_format f,
-			  char **out, struct kj_err *err)
+int kj_report_kernelbench(const kj_score_run *r, enum kj_report_format f, char **out, struct kj_err *err)
 {
 	static const char *const cols[] = { "level", "problem_id", "problem_name", "sample_id", "compiled",
 					    "correctness", "runtime_ms", "ref_runtime_ms", "speedup", "task",
@@ -174,7 +183,7 @@ int kj_report_kernelbench(const kj_score_run *r, const struct kj_kb_origin *orig
 	if (f == KJ_REPORT_HTML)
 		return kj_err_set(err, KJ_E_USAGE, "--kernelbench prints md, json or csv, not html");
 	if (f == KJ_REPORT_JSON) {
-		render_json(r, origin, &b);
+		render_json(r, &b);
 		return kjr_finish(&b, out, err);
 	}
 	if (f == KJ_REPORT_MD) {
@@ -190,7 +199,7 @@ int kj_report_kernelbench(const kj_score_run *r, const struct kj_kb_origin *orig
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct kj_score_cand *c = &r->c[i];
-		const struct kj_kb_origin *k = &origin[i];
+		const struct kj_kb_origin *k = &c->kb;
 		char lv[16] = "", id[16] = "", smp[16], rnd[16], t[3][48];
 		double rt, ref;
 		times(c, &rt, &ref);

@@ -4,7 +4,8 @@
 # beside kjudge's fields, on a CPU run of four candidates whose verdicts the
 # case files declare: a pass and a mismatch on level1/relu (KernelBench L1
 # #19_ReLU), a compile error on level1/softmax (L1 #23_Softmax), and a pass
-# on level1/dropout, which mirrors no KernelBench problem.
+# on level1/dropout, which mirrors no KernelBench problem.  The ordinary
+# report names each task's KernelBench problem in its per-task tables.
 . "$(dirname "$0")/lib.sh"
 
 S=$KJ_ROOT/examples/solutions/cpu
@@ -71,6 +72,18 @@ expect_success "the default (md) is a table with the same rows" '
 expect_success "--kernelbench with html or --weights is a usage error (exit 2)" '
 	"$KJ" report kb --db "$DB" --kernelbench --format html 2>"$TMP/e"; rc=$?
 	cat "$TMP/e"; test $rc -eq 2 && grep -q "md, json or csv" "$TMP/e"'
+
+expect_success "the report names each task's KernelBench problem: md, json and html per-task tables" '
+	"$KJ" report kb --db "$DB" >"$TMP/r.md" && "$KJ" report kb --db "$DB" --format json >"$TMP/r.json" &&
+	"$KJ" report kb --db "$DB" --format html >"$TMP/r.html" &&
+	grep -q "^| task | candidates | .* | first failure | KernelBench |$" "$TMP/r.md" &&
+	grep -q "^| level1/relu | 2 | 1 | .* | L1 #19_ReLU |$" "$TMP/r.md" &&
+	grep -q "^| level1/dropout | 1 | 1 | .* | - |$" "$TMP/r.md" &&
+	test "$(json_get "$TMP/r.json" per_task.1.task)" = level1/relu &&
+	test "$(json_get "$TMP/r.json" per_task.1.kernelbench.problem_id)" = 19 &&
+	test "$(json_get "$TMP/r.json" per_task.2.kernelbench.problem_name)" = 23_Softmax &&
+	test "$(json_get "$TMP/r.json" per_task.0.kernelbench)" = null &&
+	grep -q "<th>KernelBench</th>" "$TMP/r.html" && grep -q "L1 #19_ReLU" "$TMP/r.html"'
 
 expect_success "kj_kernelbench_origin reads every task's about that names a KernelBench problem" '
 	cat >"$TMP/kbo.c" <<-EOF2
