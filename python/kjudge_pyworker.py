@@ -443,6 +443,26 @@ def _eval_dim(expr, dims):
     return ev(ast.parse(expr, mode="eval"))
 
 
+def _assignment_lines(source, name):
+    """Where the source assigns to an attribute (or a name) called name: the
+    likely site of a replacement the worker found after the fact.  A message,
+    not evidence: "candidate.py:23" entries, at most three."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for tg in targets:
+                for sub in ast.walk(tg):
+                    if (isinstance(sub, ast.Attribute) and sub.attr == name) or \
+                            (isinstance(sub, ast.Name) and sub.id == name):
+                        lines.add(node.lineno)
+    return ["candidate.py:%d" % n for n in sorted(lines)[:3]]
+
+
 def _candidate_line(tb, path):
     import traceback
     line = 0
@@ -495,7 +515,7 @@ def serve(backend, abi, cache, trace=False):
     args_spec = abi.get("args", [])
     syms = abi.get("syms", [])
     st = {"env": None, "fn": None, "loaded": False, "arena": None, "arena_ptr": 0, "arena_size": 0,
-          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None}
+          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None, "src": None}
 
     def env_setup(device):
         """Imports and snapshots; once.  Returns an error text or None."""
@@ -596,17 +616,29 @@ def serve(backend, abi, cache, trace=False):
         return None
 
     def tampered():
+        """What the candidate replaced, with where its source assigns that
+        name (the line, when a plain assignment did it), or None."""
         e = st["env"]
+        why = None
         for owner, n, orig in e["watched"]:
             cur = getattr(owner, n, None)
             if cur is not orig and cur != orig:
-                return "%s.%s was replaced" % (getattr(owner, "__name__", "?"), n)
-        snap = e["snapshot"]
-        cur = vars(e["main"])
-        for k, v in snap.items():
-            if cur.get(k) is not v:
-                return "the worker's %s was replaced" % k
-        return None
+                why = ("%s.%s was replaced" % (getattr(owner, "__name__", "?"), n), n)
+                break
+        if why is None:
+            snap = e["snapshot"]
+            cur = vars(e["main"])
+            for k, v in snap.items():
+                if cur.get(k) is not v:
+                    why = ("the worker's %s was replaced" % k, k)
+                    break
+        if why is None:
+            return None
+        try:
+            where = _assignment_lines(st["src"] or "", why[1])
+        except Exception:  # noqa: BLE001 - a message only
+            where = []
+        return why[0] + (" (assigned at %s)" % ", ".join(where) if where else "")
 
     def cuda_error_of(ex):
         e = st["env"]
@@ -650,6 +682,7 @@ def serve(backend, abi, cache, trace=False):
                 src = f.read()
         except OSError as e:
             return reply_err(seq, "cannot read %s: %s" % (path, e.strerror))
+        st["src"] = src
         sc = static_check(src, backend, symbol)
         if sc["verdict"] == "reject":
             return reply_err(seq, "rejected: " + sc["reason"])

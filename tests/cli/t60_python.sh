@@ -193,6 +193,13 @@ EOF_PY
 expect_success "honest idioms (import os, cudnn flags, CUDA events for sync, nn.init) pass; escapes are rejected at their line" '
 	"$PY" "$TMP/idioms.py" "$KJ_ROOT/python"'
 
+expect_success "a replacement the worker finds after a call is placed at its assignment (26_py_self_patch: line 21)" '
+	"$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w
+src = open(\"$KJ_ROOT/examples/redteam/26_py_self_patch.py\").read()
+assert w._assignment_lines(src, \"synchronize\") == [\"candidate.py:21\"], w._assignment_lines(src, \"synchronize\")
+assert w._assignment_lines(src, \"elapsed_time\") == []
+print(\"ok\")"'
+
 expect_success "every red-team Python case rejected statically names its line" '
 	n=0
 	for f in "$KJ_ROOT"/examples/redteam/*_py_*.py; do
