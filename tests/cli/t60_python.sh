@@ -152,6 +152,17 @@ ok = {
     "init from torch.nn": "from torch.nn import init\nimport torch\nw = torch.empty(3)\ninit.zeros_(w)\n"
                           "a = init._calculate_correct_fan(w, 'fan_in')\n",
     "time": "import time\nt = time.perf_counter()\n",
+    "torch in __init__ and at import is set-up": H + "B = torch.randn(4)\nclass ModelNew(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.b = nn.Parameter(torch.randn(4) * 0.1)\n"
+        "    def forward(self, x):\n        return torch.empty_like(x)\n",
+    "autograd ctx": H + "class F(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x, eps):\n        ctx.eps = eps\n        ctx._n = 1\n        return torch.empty_like(x)\n",
+    "grad mode": H + "torch.set_grad_enabled(False)\ntorch.manual_seed(0)\n",
+}
+fallback = {
+    "torch in forward": H + "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n",
+    "torch in a module-level lambda": H + "relu = lambda x, y, B, D: y.copy_(torch.relu(x))\n",
+    "imported torch function": "from torch import softmax\ndef f(x):\n    return softmax(x, -1)\n",
 }
 bad = {
     "os.system": ("import os\nos.system('true')\n", 2),
@@ -175,12 +186,19 @@ bad = {
     "threading": ("import threading\n", 1),
     "subprocess": ("import subprocess\n", 1),
     "ctypes": ("import ctypes\n", 1),
+    "stream made at import": ("import torch\nS = torch.cuda.Stream()\n", 2),
+    "attribute of another parameter": ("import torch\ndef p(mod):\n    mod.synchronize = None\n", 3),
 }
 fails = 0
 for be in ("triton", "kernelbench"):
     for name, src in ok.items():
         v = w.static_check(src, be, "")
         good = v["verdict"] in ("ok", "missing")
+        print("%s %s %s: %s" % ("ok" if good else "FAIL", be, name, v))
+        fails += not good
+    for name, src in fallback.items():
+        v = w.static_check(src + "class ModelNew(object):\n    pass\n", be, "")
+        good = v["verdict"] == "fallback"
         print("%s %s %s: %s" % ("ok" if good else "FAIL", be, name, v))
         fails += not good
     for name, (src, line) in bad.items():
