@@ -237,6 +237,17 @@ expect_success "a rejected case gets its verdict through kjudge eval (no GPU nee
 	test "$(json_get "$TMP/v.json" backend)" = triton &&
 	json_get "$TMP/v.json" reason | grep -q "monkeypatching"'
 
+expect_success "the honest idioms pass the static check of kjudge eval (the judge then needs a GPU: exit 3, not 1)" '
+	for f in relu_os_event linear_nn_init; do
+		t=$(hdr "$KJ_ROOT/examples/solutions/kernelbench/$f.py" task)
+		KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet --backend kernelbench "$t" \
+			"$KJ_ROOT/examples/solutions/kernelbench/$f.py" >"$TMP/v.json" 2>"$TMP/e"; rc=$?
+		echo "$f: rc $rc status $(json_get "$TMP/v.json" status) $(cat "$TMP/e")"
+		test "$(json_get "$TMP/v.json" status)" != rejected || exit 1
+		if nvidia-smi -L >/dev/null 2>&1; then continue; fi
+		test $rc -eq 3 || exit 1
+	done'
+
 expect_success "a syntax error is a compile_error naming its line" '
 	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet level1/relu \
 		"$KJ_ROOT/examples/broken/triton/syntax_error.py" >"$TMP/v.json"; rc=$?
