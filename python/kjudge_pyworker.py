@@ -81,7 +81,7 @@ DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8, "bool"
 # jail's (read-only binds, own network and PID namespaces, another uid).
 
 _PURE = {"math", "functools", "typing", "itertools", "operator", "numbers", "collections",
-         "dataclasses", "enum", "abc", "contextlib", "warnings", "struct", "time", "os", "os.path"}
+         "enum", "abc", "contextlib", "warnings", "struct", "time", "os", "os.path"}
 ALLOWED_MODULES = {
     "triton": {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "triton",
                "triton.language"} | _PURE,
@@ -107,6 +107,9 @@ OS_PATH_ALLOWED = {"join", "dirname", "basename", "exists", "isdir", "isfile", "
 MODULE_ATTRS = {"os", "sys", "subprocess", "socket", "ctypes", "builtins", "importlib", "gc",
                 "inspect", "threading", "multiprocessing", "posix", "pty", "io", "mmap", "pickle",
                 "marshal", "runpy", "asyncio", "concurrent", "shutil"}
+# getattr by another name: a string becomes an attribute (operator's getters
+# take dotted paths, "os.system"), or code (typing evaluates string annotations)
+REFLECTION_NAMES = {"attrgetter", "methodcaller", "get_type_hints", "ForwardRef"}
 # private helpers of torch.nn.init that KernelBench's own modules call
 PRIVATE_ALLOWED = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan"}
 # attribute names that create streams or graphs, switch devices or time things
@@ -310,6 +313,8 @@ def static_check(source, backend, entry):
                         reject(node, "uses 'from %s import *'" % mod)
                     if a.name.startswith("_"):
                         reject(node, "imports the private name %s.%s" % (mod, a.name))
+                    if a.name in REFLECTION_NAMES:
+                        reject(node, "imports %s.%s: dynamic code and reflection are not allowed" % (mod, a.name))
                     full = mod + "." + a.name
                     if mod in ("os", "os.path"):
                         check_os(node, full, imported=True)
@@ -337,6 +342,8 @@ def static_check(source, backend, entry):
                 if node.attr in ("f_locals", "f_globals", "f_back", "gi_frame", "cr_frame",
                                  "tb_frame", "co_code"):
                     reject(node, "uses .%s: frames are not allowed" % node.attr)
+                if node.attr in REFLECTION_NAMES:
+                    reject(node, "uses .%s: dynamic code and reflection are not allowed" % node.attr)
                 if node.attr in MODULE_ATTRS and id(node) not in jit_nodes:
                     reject(node, "uses %s: reaching the module %s through another is not allowed" %
                            (_dotted(node) or "." + node.attr, node.attr))

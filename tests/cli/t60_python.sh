@@ -188,6 +188,10 @@ bad = {
     "ctypes": ("import ctypes\n", 1),
     "stream made at import": ("import torch\nS = torch.cuda.Stream()\n", 2),
     "attribute of another parameter": ("import torch\ndef p(mod):\n    mod.synchronize = None\n", 3),
+    "attrgetter": ("import operator\nimport torch\nf = operator.attrgetter('os.system')(torch)\n", 3),
+    "from operator import methodcaller": ("from operator import methodcaller\n", 1),
+    "string annotations evaluated": ("import typing\ndef f(x: 'int'):\n    pass\nh = typing.get_type_hints(f)\n", 4),
+    "dataclasses": ("import dataclasses\n", 1),
 }
 fails = 0
 for be in ("triton", "kernelbench"):
