@@ -170,6 +170,21 @@ def _root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
+_MATCH_BINDERS = tuple(getattr(ast, n) for n in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, n))
+
+
+def _is_main_test(test):
+    """__name__ == "__main__" (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    a, b = test.left, test.comparators[0]
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, ast.Name) and x.id == "__name__" and isinstance(y, ast.Constant) and \
+                y.value == "__main__":
+            return True
+    return False
+
+
 def _is_jit(fn):
     for d in fn.decorator_list:
         name = _dotted(d.func if isinstance(d, ast.Call) else d) or ""
@@ -296,8 +311,26 @@ def static_check(source, backend, entry):
                     setup(item)
         elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             setup(node)
+    # `if __name__ == "__main__":` blocks never run: the worker imports the file
+    # as kj_candidate, and __name__ cannot be assigned (below).  Generated
+    # files keep their own tests and benchmarks there (argparse, timers, sys).
+    main_only = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_main_test(node.test):
+            for st in node.body:
+                for sub in ast.walk(st):
+                    main_only.add(id(sub))
     try:
         for node in ast.walk(tree):
+            if id(node) in main_only:
+                continue
+            # names bound without a Name node: import ... as, except ... as, match captures
+            bound = [getattr(node, "asname", None)] if isinstance(node, ast.alias) else \
+                [getattr(node, "name", None), getattr(node, "rest", None)] \
+                if isinstance(node, (ast.ExceptHandler,) + _MATCH_BINDERS) else []
+            for b in bound:
+                if isinstance(b, str) and b.startswith("__"):
+                    reject(node, "binds %s: interpreter internals are not allowed" % b)
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.name not in allowed and not a.name.startswith(ALLOWED_MODULE_PREFIXES):
@@ -325,6 +358,8 @@ def static_check(source, backend, entry):
                     reject(node, "uses %s: dynamic code and reflection are not allowed" % node.id)
                 if node.id.startswith("__") and node.id not in ALLOWED_DUNDER_NAMES:
                     reject(node, "uses %s: interpreter internals are not allowed" % node.id)
+                if node.id.startswith("__") and not isinstance(node.ctx, ast.Load):
+                    reject(node, "assigns to %s: interpreter internals are not allowed" % node.id)
                 full = alias.get(node.id, "")
                 if isinstance(node.ctx, ast.Load) and (full == "os" or full.startswith("os.")):
                     check_os(node, full)
@@ -348,7 +383,7 @@ def static_check(source, backend, entry):
                     reject(node, "uses %s: reaching the module %s through another is not allowed" %
                            (_dotted(node) or "." + node.attr, node.attr))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if node.name.startswith("__") and node.name not in ALLOWED_DUNDER_NAMES:
+                if node.name.startswith("__") and node.name != "__init__":
                     reject(node, "defines %s: overriding interpreter or torch hooks is not "
                            "allowed" % node.name)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
