@@ -82,11 +82,12 @@ DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8, "bool"
 
 _PURE = {"math", "functools", "typing", "itertools", "operator", "numbers", "collections",
          "enum", "abc", "contextlib", "warnings", "struct", "time", "os", "os.path"}
+_TORCH_SETTINGS = {"torch.backends", "torch.backends.cudnn", "torch.backends.cuda"}
 ALLOWED_MODULES = {
     "triton": {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "triton",
-               "triton.language"} | _PURE,
+               "triton.language"} | _TORCH_SETTINGS | _PURE,
     "kernelbench": {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "triton",
-                    "triton.language", "torch.utils.cpp_extension"} | _PURE,
+                    "triton.language", "torch.utils.cpp_extension"} | _TORCH_SETTINGS | _PURE,
 }
 ALLOWED_MODULE_PREFIXES = ("triton.language.",)
 BANNED_BUILTINS = {
@@ -348,6 +349,9 @@ def static_check(source, backend, entry):
                         reject(node, "imports the private name %s.%s" % (mod, a.name))
                     if a.name in REFLECTION_NAMES:
                         reject(node, "imports %s.%s: dynamic code and reflection are not allowed" % (mod, a.name))
+                    if a.name in MODULE_ATTRS:
+                        reject(node, "imports %s.%s: reaching the module %s through another is not allowed" %
+                               (mod, a.name, a.name))
                     full = mod + "." + a.name
                     if mod in ("os", "os.path"):
                         check_os(node, full, imported=True)

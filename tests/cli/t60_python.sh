@@ -158,6 +158,8 @@ ok = {
     "autograd ctx": H + "class F(torch.autograd.Function):\n    @staticmethod\n"
         "    def forward(ctx, x, eps):\n        ctx.eps = eps\n        ctx._n = 1\n        return torch.empty_like(x)\n",
     "grad mode": H + "torch.set_grad_enabled(False)\ntorch.manual_seed(0)\n",
+    "cudnn imported as a module": "import torch.backends.cudnn as cudnn\ncudnn.benchmark = True\n"
+        "from torch.backends import cuda\ncuda.matmul.allow_tf32 = False\n",
     "a __main__ block of its own tests": H + "if __name__ == '__main__':\n    import sys, argparse\n"
         "    t = getattr(torch, 'randn')(4)\n    sys.exit(0)\n",
 }
@@ -176,6 +178,8 @@ bad = {
     "from os import dup2": ("from os import dup2 as d\n", 1),
     "torch.os": ("import torch\ntorch.os.system('x')\n", 2),
     "torch.sys": ("import torch\nm = torch.sys.modules\n", 2),
+    "from torch import os": ("from torch import os\nos.system('x')\n", 1),
+    "subprocess from cpp_extension": ("from torch.utils.cpp_extension import subprocess\n", 1),
     "settings non-constant": ("import torch\ntorch.backends.cudnn.benchmark = lambda: 0\n", 2),
     "patch elsewhere": ("import torch\ntorch.cuda.synchronize = None\n", 2),
     "patch event": ("import torch\ntorch.cuda.Event.elapsed_time = lambda s, o: 0.001\n", 2),
