@@ -70,14 +70,24 @@ DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i8": "int8",
           "i32": "int32", "i64": "int64", "bool": "bool", "f8e4m3": "float8_e4m3fn"}
 DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8, "bool": 1, "f8e4m3": 1}
 
-# ---- static policy (docs/worker-protocol.md, "Python candidates") ----
+# ---- static policy (docs/kernelbench.md, "Rules and how they are enforced") ----
+# What stays static is what the jail cannot see: patching torch's timing, the
+# worker's objects or the dispatch counter (monkeypatching, private names,
+# reflection, frames), threads and streams that move work out of the timed
+# interval, and, while the Python worker runs without a seccomp filter
+# (load_inline's ninja and nvcc and Triton's ptxas run in it), processes,
+# signals and file descriptors (os.system, os.write to the protocol socket).
+# Writes outside the scratch folders, the network and other processes are the
+# jail's (read-only binds, own network and PID namespaces, another uid).
 
+_PURE = {"math", "functools", "typing", "itertools", "operator", "numbers", "collections",
+         "enum", "abc", "contextlib", "warnings", "struct", "time", "os", "os.path"}
+_TORCH_SETTINGS = {"torch.backends", "torch.backends.cudnn", "torch.backends.cuda"}
 ALLOWED_MODULES = {
-    "triton": {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language",
-               "math", "functools", "typing", "itertools", "operator", "numbers"},
-    "kernelbench": {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language",
-                    "math", "functools", "typing", "itertools", "operator", "numbers",
-                    "torch.utils.cpp_extension"},
+    "triton": {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "triton",
+               "triton.language"} | _TORCH_SETTINGS | _PURE,
+    "kernelbench": {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.cuda", "triton",
+                    "triton.language", "torch.utils.cpp_extension"} | _TORCH_SETTINGS | _PURE,
 }
 ALLOWED_MODULE_PREFIXES = ("triton.language.",)
 BANNED_BUILTINS = {
@@ -85,24 +95,47 @@ BANNED_BUILTINS = {
     "locals", "vars", "open", "input", "breakpoint", "exit", "quit", "help", "memoryview",
     "__builtins__", "__loader__", "__spec__",
 }
-ALLOWED_DUNDER_NAMES = {"__name__", "__init__"}
-# attribute names that create streams, events, graphs or time things
+ALLOWED_DUNDER_NAMES = {"__name__", "__init__", "__file__"}
+# os: paths, the environment and the folders the jail lets it write; not
+# processes, signals or descriptors (no seccomp filter in the Python worker yet)
+OS_ALLOWED = {"environ", "getenv", "path", "sep", "pathsep", "linesep", "name", "curdir", "pardir",
+              "devnull", "cpu_count", "getcwd", "getpid", "fspath", "makedirs", "mkdir", "listdir",
+              "scandir", "walk", "stat", "remove", "unlink", "rmdir", "rename", "replace"}
+OS_PATH_ALLOWED = {"join", "dirname", "basename", "exists", "isdir", "isfile", "isabs", "abspath",
+                   "realpath", "normpath", "relpath", "split", "splitext", "expanduser", "getsize",
+                   "getmtime", "sep"}
+# a module reached as an attribute of another (torch.os.system, torch.sys.modules)
+MODULE_ATTRS = {"os", "sys", "subprocess", "socket", "ctypes", "builtins", "importlib", "gc",
+                "inspect", "threading", "multiprocessing", "posix", "pty", "io", "mmap", "pickle",
+                "marshal", "runpy", "asyncio", "concurrent", "shutil"}
+# getattr by another name: a string becomes an attribute (operator's getters
+# take dotted paths, "os.system"), or code (typing evaluates string annotations)
+REFLECTION_NAMES = {"attrgetter", "methodcaller", "get_type_hints", "ForwardRef"}
+# private helpers of torch.nn.init that KernelBench's own modules call
+PRIVATE_ALLOWED = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan"}
+# attribute names that create streams or graphs, switch devices or time things
+# (CUDA events are allowed: they synchronise; the worker times with its own)
 STREAM_ATTRS = {"Stream": "creates its own CUDA stream", "stream": "switches CUDA streams",
                 "set_stream": "switches CUDA streams", "ExternalStream": "uses a foreign CUDA stream",
-                "Event": "uses CUDA events (timing is the judge's)",
                 "graph": "captures CUDA graphs", "CUDAGraph": "captures CUDA graphs",
                 "graphs": "captures CUDA graphs", "do_bench": "times itself",
                 "testing": "uses triton.testing (timing is the judge's)",
                 "set_device": "switches CUDA devices", "device_count": None}
-# torch functions that allocate or describe, never compute
+# torch functions that allocate, describe or configure, never compute
 TORCH_ALLOWED_CALLS = {
     "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
     "full", "full_like", "device", "Size", "dtype", "is_tensor", "no_grad", "inference_mode",
     "cdiv", "finfo", "iinfo", "cuda.current_stream", "cuda.current_device",
     "cuda.get_device_properties", "cuda.is_available", "cuda.get_device_capability",
     "nn.Module", "nn.Parameter", "nn.Linear", "nn.Conv2d", "nn.ParameterList", "nn.ModuleList",
-    "utils.cpp_extension.load_inline", "get_default_dtype",
+    "utils.cpp_extension.load_inline", "get_default_dtype", "manual_seed",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "set_grad_enabled",
+    "is_grad_enabled", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+    "is_floating_point", "numel",
 }
+# torch settings a candidate may assign to: they change how torch's own
+# operators run in the candidate's process (the reference runs elsewhere)
+TORCH_SETTINGS_PREFIX = "torch.backends."
 # in CUDA source strings (load_inline): names that mean a vendor library
 LIB_WORDS = {"cublas": "cuBLAS", "cudnn": "cuDNN", "cutlass": "CUTLASS", "thrust": "Thrust",
              "cufft": "cuFFT", "at::matmul": "PyTorch", "torch::matmul": "PyTorch",
@@ -138,6 +171,21 @@ def _root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
+_MATCH_BINDERS = tuple(getattr(ast, n) for n in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, n))
+
+
+def _is_main_test(test):
+    """__name__ == "__main__" (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    a, b = test.left, test.comparators[0]
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, ast.Name) and x.id == "__name__" and isinstance(y, ast.Constant) and \
+                y.value == "__main__":
+            return True
+    return False
+
+
 def _is_jit(fn):
     for d in fn.decorator_list:
         name = _dotted(d.func if isinstance(d, ast.Call) else d) or ""
@@ -157,13 +205,78 @@ def static_check(source, backend, entry):
     except (ValueError, RecursionError) as e:
         return {"verdict": "syntax", "line": 0, "reason": "candidate.py: %s" % e}
     allowed = ALLOWED_MODULES[backend]
-    torch_names = set()   # local names bound to torch or a torch submodule
     fallback = []
     libs = set()
 
     def reject(node, why):
         raise Policy("candidate.py:%d: %s" % (getattr(node, "lineno", 0), why))
 
+    # what each imported local name stands for: "torch", "torch.nn", "os",
+    # "os.path", "os.environ"... (module-level or not: a name is a name)
+    alias = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    alias[a.asname] = a.name
+                else:
+                    alias[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                alias[a.asname or a.name] = node.module + "." + a.name
+
+    def resolved(n):
+        """The dotted name of an Attribute/Name chain with its head's import
+        resolved ('F.softmax' -> 'torch.nn.functional.softmax'), else None."""
+        d = _dotted(n)
+        if not d:
+            return None
+        head, dot, rest = d.partition(".")
+        return alias.get(head, head) + dot + rest
+
+    parent = {}
+    for node in ast.walk(tree):
+        for ch in ast.iter_child_nodes(node):
+            parent[id(ch)] = node
+
+    def attr_chain(name_node):
+        """The attribute names read off a Name, in order: os.path.join -> [path, join]."""
+        out, cur = [], name_node
+        while True:
+            up = parent.get(id(cur))
+            if not isinstance(up, ast.Attribute) or up.value is not cur:
+                return out
+            out.append(up.attr)
+            cur = up
+
+    def check_os(node, full, imported=False):
+        """os, os.path and what was imported from them: paths, the environment,
+        folders; not processes, signals or descriptors."""
+        chain = full.split(".")[1:] + attr_chain(node)
+        if chain and chain[0] == "path":
+            ok = (imported and len(chain) == 1) or (len(chain) > 1 and chain[1] in OS_PATH_ALLOWED)
+        else:
+            ok = bool(chain) and chain[0] in OS_ALLOWED
+        if not ok:
+            what = "os." + ".".join(chain) if chain else "os"
+            reject(node, "uses %s: a candidate may use os for paths, the environment and folders "
+                   "(os.environ, os.getenv, os.path.join, os.makedirs...), not for processes, signals "
+                   "or file descriptors" % what)
+
+    def settings_assignment(node):
+        """torch.backends.cudnn.benchmark = True and the like."""
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not isinstance(node.value, ast.Constant):
+            return False
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Attribute) and (resolved(t) or "").startswith(TORCH_SETTINGS_PREFIX)
+                   for t in targets)
+
+    # docstrings are prose, not CUDA source: no word match on them
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+            docs.add(id(node.body[0].value))
     jit_nodes = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_jit(node):
@@ -179,15 +292,51 @@ def static_check(source, backend, entry):
                     (isinstance(node, ast.ClassDef) and node.name == "Model"):
                 for sub in ast.walk(node):
                     unused.add(id(sub))
+
+    # code that runs at import or at construction, never in the timed call:
+    # torch there makes parameters and constants, it is no fallback (the
+    # worker counts the operators each call runs).  A lambda's body runs later.
+    def setup(n):
+        todo = [n]
+        while todo:
+            cur = todo.pop()
+            if isinstance(cur, ast.Lambda):
+                continue
+            unused.add(id(cur))
+            todo.extend(ast.iter_child_nodes(cur))
+
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) or item.name == "__init__":
+                    setup(item)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            setup(node)
+    # `if __name__ == "__main__":` blocks never run: the worker imports the file
+    # as kj_candidate, and __name__ cannot be assigned (below).  Generated
+    # files keep their own tests and benchmarks there (argparse, timers, sys).
+    main_only = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_main_test(node.test):
+            for st in node.body:
+                for sub in ast.walk(st):
+                    main_only.add(id(sub))
     try:
         for node in ast.walk(tree):
+            if id(node) in main_only:
+                continue
+            # names bound without a Name node: import ... as, except ... as, match captures
+            bound = [getattr(node, "asname", None)] if isinstance(node, ast.alias) else \
+                [getattr(node, "name", None), getattr(node, "rest", None)] \
+                if isinstance(node, (ast.ExceptHandler,) + _MATCH_BINDERS) else []
+            for b in bound:
+                if isinstance(b, str) and b.startswith("__"):
+                    reject(node, "binds %s: interpreter internals are not allowed" % b)
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.name not in allowed and not a.name.startswith(ALLOWED_MODULE_PREFIXES):
                         reject(node, "imports %s: only %s may be imported" %
                                (a.name, ", ".join(sorted(allowed))))
-                    if a.name.split(".")[0] == "torch":
-                        torch_names.add((a.asname or a.name).split(".")[0])
             elif isinstance(node, ast.ImportFrom):
                 mod = node.module or ""
                 if node.level or (mod not in allowed and not mod.startswith(ALLOWED_MODULE_PREFIXES)):
@@ -198,9 +347,14 @@ def static_check(source, backend, entry):
                         reject(node, "uses 'from %s import *'" % mod)
                     if a.name.startswith("_"):
                         reject(node, "imports the private name %s.%s" % (mod, a.name))
+                    if a.name in REFLECTION_NAMES:
+                        reject(node, "imports %s.%s: dynamic code and reflection are not allowed" % (mod, a.name))
+                    if a.name in MODULE_ATTRS:
+                        reject(node, "imports %s.%s: reaching the module %s through another is not allowed" %
+                               (mod, a.name, a.name))
                     full = mod + "." + a.name
-                    if mod.split(".")[0] == "torch":
-                        torch_names.add(a.asname or a.name)
+                    if mod in ("os", "os.path"):
+                        check_os(node, full, imported=True)
                     if a.name in STREAM_ATTRS and STREAM_ATTRS[a.name]:
                         reject(node, "imports %s: %s" % (full, STREAM_ATTRS[a.name]))
             elif isinstance(node, ast.Name):
@@ -208,10 +362,17 @@ def static_check(source, backend, entry):
                     reject(node, "uses %s: dynamic code and reflection are not allowed" % node.id)
                 if node.id.startswith("__") and node.id not in ALLOWED_DUNDER_NAMES:
                     reject(node, "uses %s: interpreter internals are not allowed" % node.id)
+                if node.id.startswith("__") and not isinstance(node.ctx, ast.Load):
+                    reject(node, "assigns to %s: interpreter internals are not allowed" % node.id)
+                full = alias.get(node.id, "")
+                if isinstance(node.ctx, ast.Load) and (full == "os" or full.startswith("os.")):
+                    check_os(node, full)
             elif isinstance(node, ast.Attribute):
                 if node.attr.startswith("_") and node.attr not in ALLOWED_DUNDER_NAMES:
-                    if not (isinstance(node.value, ast.Name) and node.value.id == "self"
-                            and not node.attr.startswith("__")):
+                    if node.attr in PRIVATE_ALLOWED and resolved(node.value) == "torch.nn.init":
+                        pass
+                    elif not (isinstance(node.value, ast.Name) and node.value.id in ("self", "ctx")
+                              and not node.attr.startswith("__")):
                         reject(node, "uses the private attribute .%s: internals of the harness, "
                                "torch or the interpreter are not allowed" % node.attr)
                 why = STREAM_ATTRS.get(node.attr)
@@ -220,20 +381,30 @@ def static_check(source, backend, entry):
                 if node.attr in ("f_locals", "f_globals", "f_back", "gi_frame", "cr_frame",
                                  "tb_frame", "co_code"):
                     reject(node, "uses .%s: frames are not allowed" % node.attr)
+                if node.attr in REFLECTION_NAMES:
+                    reject(node, "uses .%s: dynamic code and reflection are not allowed" % node.attr)
+                if node.attr in MODULE_ATTRS and id(node) not in jit_nodes:
+                    reject(node, "uses %s: reaching the module %s through another is not allowed" %
+                           (_dotted(node) or "." + node.attr, node.attr))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if node.name.startswith("__") and node.name not in ALLOWED_DUNDER_NAMES:
+                if node.name.startswith("__") and node.name != "__init__":
                     reject(node, "defines %s: overriding interpreter or torch hooks is not "
                            "allowed" % node.name)
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                if settings_assignment(node):
+                    targets = []
                 for tg in targets:
+                    if isinstance(tg, ast.Subscript) and resolved(tg.value) == "os.environ":
+                        continue  # os.environ["X"] = "1": the worker's environment, in the jail
                     for sub in ast.walk(tg):
                         if isinstance(sub, ast.Attribute) and id(sub) not in jit_nodes:
                             root = _root(sub)
-                            if root != "self":
+                            if root not in ("self", "ctx"):
                                 reject(node, "assigns to %s: changing modules or classes "
                                        "(monkeypatching) is not allowed" % (_dotted(sub) or "an attribute"))
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and backend == "kernelbench":
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and backend == "kernelbench" \
+                    and id(node) not in docs:
                 text = node.value
                 low = text.lower()
                 for w, lib in LIB_WORDS.items():
@@ -244,23 +415,18 @@ def static_check(source, backend, entry):
                     if re.search(r"\b%s\s*\(" % re.escape(w), text):
                         reject(node, "CUDA source calls %s: not allowed in a candidate (as on the "
                                "CUDA track)" % w)
-            if isinstance(node, ast.Call) and id(node) not in jit_nodes and id(node) not in unused:
+            if isinstance(node, ast.Call) and id(node) not in jit_nodes:
                 name = _dotted(node.func)
-                if name:
-                    head, _, rest = name.partition(".")
-                    if head in torch_names and rest:
-                        # F.softmax where F = torch.nn.functional, nn.Linear...
-                        full = rest if head == "torch" else head + "." + rest
-                        norm = full
-                        for pre in ("nn.functional.", "functional.", "F."):
-                            if norm.startswith(pre):
-                                norm = "nn.functional." + norm[len(pre):]
-                        if norm not in TORCH_ALLOWED_CALLS and not norm.startswith(("cuda.", "nn.")) \
-                                or norm.startswith("nn.functional."):
-                            fallback.append("calls torch %s" % full)
-                            libs.add("PyTorch")
-                    if name.split(".")[-1] in ("Stream", "Event"):
-                        reject(node, "calls %s: %s" % (name, STREAM_ATTRS[name.split(".")[-1]]))
+                if name and name.split(".")[-1] == "Stream":
+                    reject(node, "calls %s: %s" % (name, STREAM_ATTRS["Stream"]))
+                full = resolved(node.func)
+                if full and full.startswith("torch.") and id(node) not in unused:
+                    # F.softmax where F = torch.nn.functional, nn.Linear...
+                    norm = full[len("torch."):]
+                    if norm not in TORCH_ALLOWED_CALLS and not norm.startswith(("cuda.", "nn.", "backends.")) \
+                            or norm.startswith("nn.functional."):
+                        fallback.append("calls torch %s" % norm)
+                        libs.add("PyTorch")
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and id(node) not in jit_nodes \
                     and id(node) not in unused:
                 fallback.append("uses the @ operator on tensors")
@@ -345,6 +511,26 @@ def _eval_dim(expr, dims):
     return ev(ast.parse(expr, mode="eval"))
 
 
+def _assignment_lines(source, name):
+    """Where the source assigns to an attribute (or a name) called name: the
+    likely site of a replacement the worker found after the fact.  A message,
+    not evidence: "candidate.py:23" entries, at most three."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for tg in targets:
+                for sub in ast.walk(tg):
+                    if (isinstance(sub, ast.Attribute) and sub.attr == name) or \
+                            (isinstance(sub, ast.Name) and sub.id == name):
+                        lines.add(node.lineno)
+    return ["candidate.py:%d" % n for n in sorted(lines)[:3]]
+
+
 def _candidate_line(tb, path):
     import traceback
     line = 0
@@ -397,7 +583,7 @@ def serve(backend, abi, cache, trace=False):
     args_spec = abi.get("args", [])
     syms = abi.get("syms", [])
     st = {"env": None, "fn": None, "loaded": False, "arena": None, "arena_ptr": 0, "arena_size": 0,
-          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None}
+          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None, "src": None}
 
     def env_setup(device):
         """Imports and snapshots; once.  Returns an error text or None."""
@@ -498,17 +684,29 @@ def serve(backend, abi, cache, trace=False):
         return None
 
     def tampered():
+        """What the candidate replaced, with where its source assigns that
+        name (the line, when a plain assignment did it), or None."""
         e = st["env"]
+        why = None
         for owner, n, orig in e["watched"]:
             cur = getattr(owner, n, None)
             if cur is not orig and cur != orig:
-                return "%s.%s was replaced" % (getattr(owner, "__name__", "?"), n)
-        snap = e["snapshot"]
-        cur = vars(e["main"])
-        for k, v in snap.items():
-            if cur.get(k) is not v:
-                return "the worker's %s was replaced" % k
-        return None
+                why = ("%s.%s was replaced" % (getattr(owner, "__name__", "?"), n), n)
+                break
+        if why is None:
+            snap = e["snapshot"]
+            cur = vars(e["main"])
+            for k, v in snap.items():
+                if cur.get(k) is not v:
+                    why = ("the worker's %s was replaced" % k, k)
+                    break
+        if why is None:
+            return None
+        try:
+            where = _assignment_lines(st["src"] or "", why[1])
+        except Exception:  # noqa: BLE001 - a message only
+            where = []
+        return why[0] + (" (assigned at %s)" % ", ".join(where) if where else "")
 
     def cuda_error_of(ex):
         e = st["env"]
@@ -552,6 +750,7 @@ def serve(backend, abi, cache, trace=False):
                 src = f.read()
         except OSError as e:
             return reply_err(seq, "cannot read %s: %s" % (path, e.strerror))
+        st["src"] = src
         sc = static_check(src, backend, symbol)
         if sc["verdict"] == "reject":
             return reply_err(seq, "rejected: " + sc["reason"])

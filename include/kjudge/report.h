@@ -40,4 +40,15 @@ int kj_report_compare(const kj_score_run *a, const kj_score_run *b,
 int kj_report_pairs_jsonl(const struct kj_score_pair *p, size_t n, char **out,
 			  struct kj_err *err);
 
+/* Fills *o from about (NULL allowed); returns 1 when it names a KernelBench
+ * problem, else 0 with *o zeroed. */
+int kj_kernelbench_origin(const char *about, struct kj_kb_origin *o);
+
+/* KernelBench's per-problem results of run r, one row per candidate: the
+ * problem (c->kb), sample, compiled, correctness, runtime and ref runtime
+ * (ms; the weighted geometric means over the timed bench shapes) and speedup
+ * (kjudge's), beside the task, model, round, status, stage and flags.  f: md,
+ * json (schema kjudge.kernelbench/1) or csv; html is KJ_E_USAGE. */
+int kj_report_kernelbench(const kj_score_run *r, enum kj_report_format f, char **out, struct kj_err *err);
+
 #endif

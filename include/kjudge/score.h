@@ -83,6 +83,15 @@ struct kj_score_shape {
 	double weight, ms, iqr_ms, speedup, sol_ms, sol_frac, iou, mfu, flops, bytes; /* NAN: unknown */
 };
 
+/* The KernelBench problem a task mirrors, as its `about` names it:
+ * "... (KernelBench L1 #19_ReLU)" is level 1, problem 19, name "19_ReLU"
+ * (the stem of KernelBench's file).  level 0: the task names none.
+ * kj_kernelbench_origin (include/kjudge/report.h) reads it. */
+struct kj_kb_origin {
+	int level, problem;
+	char name[128];
+};
+
 struct kj_score_cand {
 	int64_t id, parent_id;                /* parent_id 0: none */
 	char *task, *model, *method, *sha256, *path, *source;
@@ -105,6 +114,8 @@ struct kj_score_cand {
 	struct kj_code_metrics code;
 	struct kj_score_shape *shapes;
 	int nshapes;
+	struct kj_kb_origin kb;               /* level 0 unless the caller names it (kjudge
+						 report reads each task's about) */
 };
 
 /* The current calibration of a device the run's verdicts used. */

@@ -49,14 +49,53 @@ static int load(const char *cmd, const char *db, const char *run, kj_score_run *
 	return KJ_EXIT_OK;
 }
 
+/* The KernelBench problem of each candidate's task (c->kb), from the task
+ * file's `about` (tasks/ of this kjudge): a task that is not found, or names
+ * no KernelBench problem, gets none. */
+static void name_kernelbench(kj_score_run *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		kj_task *t = NULL;
+		struct kj_err err;
+		size_t k;
+		for (k = 0; k < i && strcmp(r->c[k].task, r->c[i].task); k++)
+			;
+		if (k < i) {
+			r->c[i].kb = r->c[k].kb;
+			continue;
+		}
+		kj_err_init(&err);
+		if (kj_cli_load_task(r->c[i].task, &t, &err) == 0)
+			kj_kernelbench_origin(t->about, &r->c[i].kb);
+		kj_task_free(t);
+	}
+}
+
+static int report_kernelbench(kj_score_run *r, enum kj_report_format fmt, const char *outp)
+{
+	struct kj_err err;
+	char *text;
+	int rc;
+	kj_err_init(&err);
+	rc = kj_report_kernelbench(r, fmt, &text, &err);
+	kj_score_run_free(r);
+	if (rc) {
+		fprintf(stderr, "kjudge report: %s\n", err.msg);
+		return rc == KJ_E_USAGE ? KJ_EXIT_USAGE : KJ_EXIT_FAIL;
+	}
+	rc = emit("report", text, outp);
+	free(text);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option lo[] = { { "db", 1, 0, 'd' },     { "format", 1, 0, 'f' },
 					    { "output", 1, 0, 'o' }, { "help", 0, 0, 'h' },
 					    { "weights", 1, 0, 'w' }, { "strict-intervals", 0, 0, 's' },
-					    { 0, 0, 0, 0 } };
+					    { "kernelbench", 0, 0, 'k' }, { 0, 0, 0, 0 } };
 	const char *db = NULL, *outp = NULL, *weights = NULL;
-	int strict = 0;
+	int strict = 0, kernelbench = 0;
 	struct kj_score_weighted *wt = NULL;
 	enum kj_report_format fmt = KJ_REPORT_MD;
 	kj_score_run *r;
@@ -74,12 +113,14 @@ int cmd_report(int argc, char **argv)
 			weights = optarg;
 		else if (c == 's')
 			strict = 1;
+		else if (c == 'k')
+			kernelbench = 1;
 		else if (c == 'f') {
 			if (kj_report_format_parse(optarg, &fmt))
 				return kj_cli_usage_error("report", "unknown format '%s' (md, json, html, csv)", optarg);
 		} else if (c == 'h') {
 			puts("usage: kjudge report RUN [--db FILE] [--format md|json|html|csv] [-o FILE]\n"
-			     "                         [--weights MANIFEST] [--strict-intervals]\n\n"
+			     "                         [--weights MANIFEST] [--strict-intervals] [--kernelbench]\n\n"
 			     "Scores run RUN of a results store (default RUN.sqlite), opened read-only:\n"
 			     "the run's settings and devices, rates, fast_p, fast_p@k, fast_p@N, speedups,\n"
 			     "SOL/IOU/MFU, S_agg, fallback rate, error classes, fix vs optimise, code\n"
@@ -92,7 +133,11 @@ int cmd_report(int argc, char **argv)
 			     "by its share of the trace's GPU time (\"weighted\" in JSON; docs/suites.md).\n"
 			     "--strict-intervals counts a candidate in fast_p only when its speedup's 95%\n"
 			     "interval lies above p (speedup_lo > p); verdicts without an interval do not\n"
-			     "count (docs/verdict.md, docs/scores.md).");
+			     "count (docs/verdict.md, docs/scores.md).\n"
+			     "--kernelbench prints KernelBench's per-problem results instead (md, json or csv):\n"
+			     "per candidate the KernelBench level and problem its task mirrors (from the task's\n"
+			     "about), sample, compiled, correctness, runtime and ref runtime (ms), speedup,\n"
+			     "beside kjudge's task, model, round, status, stage and flags (docs/scores.md).");
 			return KJ_EXIT_OK;
 		} else {
 			return kj_cli_usage_error("report", "unknown option");
@@ -102,10 +147,15 @@ int cmd_report(int argc, char **argv)
 		return kj_cli_usage_error("report", "missing RUN");
 	if (optind + 1 != argc)
 		return kj_cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
+	if (kernelbench && (weights || fmt == KJ_REPORT_HTML))
+		return kj_cli_usage_error("report", "--kernelbench prints md, json or csv, without --weights");
 	if ((rc = load("report", db, argv[optind], &r)))
 		return rc;
 	if (strict)
 		kj_score_strict_intervals(r);
+	name_kernelbench(r);
+	if (kernelbench)
+		return report_kernelbench(r, fmt, outp);
 	kj_err_init(&err);
 	if (weights) {
 		struct kj_score_weights w;

@@ -85,7 +85,7 @@ int kj_cli_prompt_python(const kj_task *t, kj_backend be, FILE *out, struct kj_e
 			"  reshape) flags the verdict `fallback`, and `--policy strict` rejects it.  So does CUDA\n"
 			"  source that calls cuBLAS, cuDNN, CUTLASS or Thrust.\n"
 			"- In CUDA source: launch on at::cuda::getCurrentCUDAStream(); no cudaStreamCreate,\n"
-			"  events, host threads, files, processes or timers.\n");
+			"  cudaEventElapsedTime, host threads, files, processes or timers.\n");
 	} else {
 		fprintf(out,
 			"- Arguments: inputs and params (in declaration order), then outputs, as CUDA torch tensors\n"
@@ -103,11 +103,16 @@ int kj_cli_prompt_python(const kj_task *t, kj_backend be, FILE *out, struct kj_e
 				     "  pass input_precision=\"ieee\" for float32 tasks.\n");
 	}
 	fprintf(out,
-		"- Imports: only torch, torch.nn, torch.nn.functional, triton, triton.language, math, functools,\n"
-		"  typing, itertools, operator, numbers%s.  Not allowed (the source is checked before it runs):\n"
-		"  streams, events, CUDA graphs, threads, timers, files, processes, eval/exec/getattr/open,\n"
-		"  private attributes (names starting with _), and assigning to attributes of modules or\n"
-		"  classes (monkeypatching).\n"
+		"- Imports: torch (and torch.nn, torch.nn.functional, torch.nn.init, torch.cuda), triton,\n"
+		"  triton.language, math, functools, typing, itertools, operator, numbers, collections,\n"
+		"  enum, abc, contextlib, warnings, struct, time, os (paths, the environment and folders\n"
+		"  only)%s.\n"
+		"  Not allowed (the source is checked before it runs; each rejection names its line):\n"
+		"  your own streams, CUDA graphs, threads, processes, signals, file descriptors,\n"
+		"  eval/exec/getattr/open, private attributes (names starting with _, but nn.init's fan\n"
+		"  helpers), and assigning to attributes of modules or classes (monkeypatching;\n"
+		"  torch.backends flags such as cudnn.benchmark are fine).  CUDA events for\n"
+		"  synchronisation are fine: the judge times with its own.\n"
 		"- Outputs are pre-filled with NaN: write every element.  Never write to an input.  Work for\n"
 		"  every shape below and any other valid shape; do not keep results between calls (every\n"
 		"  call gets new inputs).\n"

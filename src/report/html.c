@@ -431,13 +431,15 @@ static void per_task(struct kjr_buf *b, const kj_score_run *r)
 	struct kjr_task_row *t;
 	size_t n;
 	char x[4][32];
+	char kb[160];
 	if (kjr_task_rows(r, &t, &n)) {
 		b->oom = 1;
 		return;
 	}
 	kjr_puts(b, "<h2>Per task</h2>\n<table id=\"per-task\"><tr><th>task</th><th>candidates</th>"
 		 "<th>correct</th><th>failures</th><th>speedup (geomean)</th><th>min</th><th>max</th>"
-		 "<th>spread (candidate)</th><th>SOL median</th><th>flags</th><th>first failure</th></tr>\n");
+		 "<th>spread (candidate)</th><th>SOL median</th><th>flags</th><th>first failure</th>"
+		 "<th>KernelBench</th></tr>\n");
 	for (size_t i = 0; i < n; i++) {
 		kjr_puts(b, "<tr><td>");
 		kjr_html(b, t[i].task);
@@ -453,6 +455,7 @@ static void per_task(struct kjr_buf *b, const kj_score_run *r)
 		kjr_printf(b, "<td>%s</td>", kjr_fmt(x[0], 32, t[i].sol, 3));
 		text_td(b, *t[i].flags ? t[i].flags : "-", 200);
 		text_td(b, t[i].first_fail ? t[i].first_fail->reason : "-", 80);
+		text_td(b, kjr_kb_cell(kb, sizeof(kb), t[i].kb), 200);
 		kjr_puts(b, "</tr>\n");
 	}
 	kjr_puts(b, "</table>\n");

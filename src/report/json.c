@@ -236,6 +236,18 @@ static json_t *per_candidate(const kj_score_run *r)
 	return a;
 }
 
+/* {"level", "problem_id", "problem_name"} of the KernelBench problem, or null. */
+static json_t *kb_json(const struct kj_kb_origin *k)
+{
+	json_t *o;
+	if (!k || !k->level || !(o = json_object()))
+		return json_null();
+	json_object_set_new(o, "level", json_integer(k->level));
+	json_object_set_new(o, "problem_id", json_integer(k->problem));
+	json_object_set_new(o, "problem_name", json_string(k->name));
+	return o;
+}
+
 static json_t *per_task(const kj_score_run *r)
 {
 	struct kjr_task_row *t;
@@ -263,6 +275,7 @@ static json_t *per_task(const kj_score_run *r)
 		json_object_set_new(o, "rel_iqr_max", num(t[i].spread));
 		json_object_set_new(o, "sol_frac_median", num(t[i].sol));
 		json_object_set_new(o, "flags", flag_array(t[i].flags));
+		json_object_set_new(o, "kernelbench", kb_json(t[i].kb));
 		json_array_append_new(a, o);
 	}
 	free(t);

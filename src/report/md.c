@@ -99,13 +99,14 @@ static void per_task(struct kjr_buf *b, const kj_score_run *r)
 	struct kjr_task_row *t;
 	size_t n;
 	char x[4][32];
+	char kb[160];
 	if (kjr_task_rows(r, &t, &n)) {
 		b->oom = 1;
 		return;
 	}
 	kjr_puts(b, "\n## Per task\n\n| task | candidates | correct | failures | speedup (geomean) | "
-		 "min | max | spread (candidate) | SOL median | flags | first failure |\n"
-		 "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---|\n");
+		 "min | max | spread (candidate) | SOL median | flags | first failure | KernelBench |\n"
+		 "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---|---|\n");
 	for (size_t i = 0; i < n; i++) {
 		kjr_puts(b, "|");
 		cell(b, t[i].task, 200);
@@ -120,6 +121,7 @@ static void per_task(struct kjr_buf *b, const kj_score_run *r)
 		kjr_printf(b, " %s |", kjr_fmt(x[0], 32, t[i].sol, 3));
 		cell(b, *t[i].flags ? t[i].flags : "-", 200);
 		cell(b, t[i].first_fail ? t[i].first_fail->reason : "-", 80);
+		cell(b, kjr_kb_cell(kb, sizeof(kb), t[i].kb), 200);
 		kjr_puts(b, "\n");
 	}
 	free(t);

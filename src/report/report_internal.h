@@ -51,7 +51,10 @@ struct kjr_task_row {
 	char failures[256];             /* "mismatch 2, crash 1" */
 	char flags[256];                /* every flag seen, once */
 	const struct kj_score_cand *first_fail; /* NULL when none failed */
+	const struct kj_kb_origin *kb;          /* the KernelBench problem (level 0: none) */
 };
+/* "L1 #19_ReLU", the KernelBench problem of o, or "-". */
+const char *kjr_kb_cell(char *buf, size_t size, const struct kj_kb_origin *o);
 /* One row per task of r, sorted by task; *out is malloc'd.  0 or KJ_E_NOMEM. */
 int kjr_task_rows(const kj_score_run *r, struct kjr_task_row **out, size_t *n);
 /* Up to max correct timed candidates, slowest (lowest speedup) first. */

@@ -133,6 +133,7 @@ int kjr_task_rows(const kj_score_run *r, struct kjr_task_row **out, size_t *nout
 		t->task = v[i]->task;
 		t->level = v[i]->level;
 		t->category = v[i]->category;
+		t->kb = &v[i]->kb;
 		t->sp_min = t->sp_max = t->speedup = t->spread = t->sol = NAN;
 		for (; e < r->n && !strcmp(v[e]->task, t->task); e++) {
 			const struct kj_score_cand *c = v[e];

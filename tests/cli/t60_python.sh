@@ -128,12 +128,144 @@ for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions
 		for w in '"$want"'; do test "$v" = "$w" && exit 0; done; exit 1'
 done
 
+# Issue 21: the static policy keeps to what the jail cannot see (patching,
+# private names, reflection, streams, threads; processes and descriptors
+# while the Python worker has no seccomp filter) and passes honest idioms of
+# published KernelBench generations; each rejection names its line.
+cat >"$TMP/idioms.py" <<'EOF_PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import kjudge_pyworker as w
+H = "import torch\nimport torch.nn as nn\n"
+ok = {
+    "import os": "import os\nx = 1\n",
+    "os.environ item": "import os\nos.environ['TORCH_CUDA_ARCH_LIST'] = '9.0'\n",
+    "os.path via alias": "import os.path as osp\np = osp.join(osp.dirname(__file__), 'k.cu')\n",
+    "from os import environ, path": "from os import environ, path\nv = environ.get('X', path.sep)\n",
+    "cudnn flags": H + "torch.backends.cudnn.benchmark = True\ntorch.backends.cudnn.deterministic = False\n"
+                   "torch.backends.cuda.matmul.allow_tf32 = True\n",
+    "matmul precision": H + "torch.set_float32_matmul_precision('high')\n",
+    "event for sync": H + "def f():\n    e = torch.cuda.Event(enable_timing=True)\n    e.record()\n    e.synchronize()\n",
+    "event import": "from torch.cuda import Event\ne = Event()\n",
+    "nn.init helpers": H + "w = nn.Parameter(torch.empty(3, 4))\nnn.init.kaiming_uniform_(w, a=5 ** 0.5)\n"
+                       "fi, _ = nn.init._calculate_fan_in_and_fan_out(w)\n",
+    "init from torch.nn": "from torch.nn import init\nimport torch\nw = torch.empty(3)\ninit.zeros_(w)\n"
+                          "a = init._calculate_correct_fan(w, 'fan_in')\n",
+    "time": "import time\nt = time.perf_counter()\n",
+    "torch in __init__ and at import is set-up": H + "B = torch.randn(4)\nclass ModelNew(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.b = nn.Parameter(torch.randn(4) * 0.1)\n"
+        "    def forward(self, x):\n        return torch.empty_like(x)\n",
+    "autograd ctx": H + "class F(torch.autograd.Function):\n    @staticmethod\n"
+        "    def forward(ctx, x, eps):\n        ctx.eps = eps\n        ctx._n = 1\n        return torch.empty_like(x)\n",
+    "grad mode": H + "torch.set_grad_enabled(False)\ntorch.manual_seed(0)\n",
+    "cudnn imported as a module": "import torch.backends.cudnn as cudnn\ncudnn.benchmark = True\n"
+        "from torch.backends import cuda\ncuda.matmul.allow_tf32 = False\n",
+    "a __main__ block of its own tests": H + "if __name__ == '__main__':\n    import sys, argparse\n"
+        "    t = getattr(torch, 'randn')(4)\n    sys.exit(0)\n",
+}
+fallback = {
+    "torch in forward": H + "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n",
+    "torch in a module-level lambda": H + "relu = lambda x, y, B, D: y.copy_(torch.relu(x))\n",
+    "imported torch function": "from torch import softmax\ndef f(x):\n    return softmax(x, -1)\n",
+}
+bad = {
+    "os.system": ("import os\nos.system('true')\n", 2),
+    "os.write": ("import os\n\ndef f():\n    os.write(3, b'x')\n", 4),
+    "os alias": ("import os as o\no.fork()\n", 2),
+    "os as a value": ("import os\nx = os\n", 2),
+    "os.path.os": ("import os\nos.path.os.kill(1, 9)\n", 2),
+    "from os import system": ("from os import system\n", 1),
+    "from os import dup2": ("from os import dup2 as d\n", 1),
+    "torch.os": ("import torch\ntorch.os.system('x')\n", 2),
+    "torch.sys": ("import torch\nm = torch.sys.modules\n", 2),
+    "from torch import os": ("from torch import os\nos.system('x')\n", 1),
+    "subprocess from cpp_extension": ("from torch.utils.cpp_extension import subprocess\n", 1),
+    "settings non-constant": ("import torch\ntorch.backends.cudnn.benchmark = lambda: 0\n", 2),
+    "patch elsewhere": ("import torch\ntorch.cuda.synchronize = None\n", 2),
+    "patch event": ("import torch\ntorch.cuda.Event.elapsed_time = lambda s, o: 0.001\n", 2),
+    "patch time": ("import time\ntime.perf_counter = lambda: 0\n", 2),
+    "environ attribute": ("import os\nos.environ.get = None\n", 2),
+    "other private init": ("import torch.nn as nn\nnn.init._no_grad_uniform_(None, 0, 1)\n", 2),
+    "private elsewhere": ("import torch\ntorch._C._cuda_getCurrentRawStream(0)\n", 2),
+    "stream": ("import torch\ns = torch.cuda.Stream()\n", 2),
+    "sys": ("import sys\n", 1),
+    "threading": ("import threading\n", 1),
+    "subprocess": ("import subprocess\n", 1),
+    "ctypes": ("import ctypes\n", 1),
+    "stream made at import": ("import torch\nS = torch.cuda.Stream()\n", 2),
+    "attribute of another parameter": ("import torch\ndef p(mod):\n    mod.synchronize = None\n", 3),
+    "attrgetter": ("import operator\nimport torch\nf = operator.attrgetter('os.system')(torch)\n", 3),
+    "from operator import methodcaller": ("from operator import methodcaller\n", 1),
+    "string annotations evaluated": ("import typing\ndef f(x: 'int'):\n    pass\nh = typing.get_type_hints(f)\n", 4),
+    "dataclasses": ("import dataclasses\n", 1),
+    "__name__ assigned": ("__name__ = '__main__'\nif __name__ == '__main__':\n    import sys\n", 1),
+    "the else of a __main__ test runs": ("if __name__ == '__main__':\n    pass\nelse:\n    import sys\n", 4),
+    "a __main__ test with more to it": ("if __name__ == '__main__' or True:\n    import sys\n", 2),
+    "__name__ bound by import": ("import math as __name__\n", 1),
+    "__name__ bound by except": ("try:\n    pass\nexcept ValueError as __name__:\n    pass\n", 3),
+    "__name__ bound by a match": ("match '__main__':\n    case __name__:\n        pass\n", 2),
+    "__name__ defined": ("def __name__():\n    pass\n", 1),
+}
+fails = 0
+for be in ("triton", "kernelbench"):
+    for name, src in ok.items():
+        v = w.static_check(src, be, "")
+        good = v["verdict"] in ("ok", "missing")
+        print("%s %s %s: %s" % ("ok" if good else "FAIL", be, name, v))
+        fails += not good
+    for name, src in fallback.items():
+        v = w.static_check(src + "class ModelNew(object):\n    pass\n", be, "")
+        good = v["verdict"] == "fallback"
+        print("%s %s %s: %s" % ("ok" if good else "FAIL", be, name, v))
+        fails += not good
+    for name, (src, line) in bad.items():
+        if "match" in name and sys.version_info < (3, 10):
+            continue
+        v = w.static_check(src, be, "")
+        good = v["verdict"] == "reject" and v["reason"].startswith("candidate.py:%d: " % line)
+        print("%s %s %s: %s" % ("ok" if good else "FAIL", be, name, v))
+        fails += not good
+sys.exit(1 if fails else 0)
+EOF_PY
+expect_success "honest idioms (import os, cudnn flags, CUDA events for sync, nn.init) pass; escapes are rejected at their line" '
+	"$PY" "$TMP/idioms.py" "$KJ_ROOT/python"'
+
+expect_success "a replacement the worker finds after a call is placed at its assignment (26_py_self_patch: line 21)" '
+	"$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w
+src = open(\"$KJ_ROOT/examples/redteam/26_py_self_patch.py\").read()
+assert w._assignment_lines(src, \"synchronize\") == [\"candidate.py:21\"], w._assignment_lines(src, \"synchronize\")
+assert w._assignment_lines(src, \"elapsed_time\") == []
+print(\"ok\")"'
+
+expect_success "every red-team Python case rejected statically names its line" '
+	n=0
+	for f in "$KJ_ROOT"/examples/redteam/*_py_*.py; do
+		head -n 1 "$f" | grep -q "expect=rejected" || continue
+		grep -q "past the static check" "$f" && continue
+		"$PY" "$W" --check "$f" --backend triton --entry relu >"$TMP/s.json"
+		r=$(json_get "$TMP/s.json" reason); echo "${f##*/}: $r"
+		printf "%s\n" "$r" | grep -q "^candidate.py:[1-9][0-9]*: " || exit 1
+		n=$((n + 1))
+	done
+	test $n -ge 8'
+
 expect_success "a rejected case gets its verdict through kjudge eval (no GPU needed)" '
 	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet --backend triton level1/relu \
 		"$KJ_ROOT/examples/redteam/21_py_patch_event.py" >"$TMP/v.json"; rc=$?
 	test $rc -eq 1 && test "$(json_get "$TMP/v.json" status)" = rejected &&
 	test "$(json_get "$TMP/v.json" backend)" = triton &&
 	json_get "$TMP/v.json" reason | grep -q "monkeypatching"'
+
+expect_success "the honest idioms pass the static check of kjudge eval (the judge then needs a GPU: exit 3, not 1)" '
+	for f in relu_os_event linear_nn_init; do
+		t=$(hdr "$KJ_ROOT/examples/solutions/kernelbench/$f.py" task)
+		KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet --backend kernelbench "$t" \
+			"$KJ_ROOT/examples/solutions/kernelbench/$f.py" >"$TMP/v.json" 2>"$TMP/e"; rc=$?
+		echo "$f: rc $rc status $(json_get "$TMP/v.json" status) $(cat "$TMP/e")"
+		test "$(json_get "$TMP/v.json" status)" != rejected || exit 1
+		if nvidia-smi -L >/dev/null 2>&1; then continue; fi
+		test $rc -eq 3 || exit 1
+	done'
 
 expect_success "a syntax error is a compile_error naming its line" '
 	KJ_PYTHON=$FAKE/python3 KJ_FAKE_CUDA=1 "$KJ" eval --json --quiet level1/relu \

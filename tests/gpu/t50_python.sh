@@ -8,7 +8,8 @@
 # earlier).  Needs python3 with torch, triton and cupy (KJ_PYTHON to choose).
 # KJ_PY_ONLY=REGEX judges only the matching files; KJ_PY_INLINE=1 adds the
 # load_inline cases (a minute of nvcc each); KJ_PY_LOG=FILE collects one line
-# per case (status, flags, speedup, wall time, reason).
+# per case (status, stage, flags, speedup, wall time, reason).  A rejection
+# must name the candidate's line (issue 21).
 . "$(dirname "$0")/../cli/lib.sh"
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "1..0 # SKIP no CUDA device"
@@ -45,9 +46,10 @@ for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions
 		t0=$(date +%s%N)
 		"$KJ" eval --json --quiet --backend '"$be"' '"$perf"' "'"$task"'" "'"$f"'" >"$TMP/v.json"; rc=$?
 		st=$(json_get "$TMP/v.json" status)
-		line="status $st rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(json_get "$TMP/v.json" reason)"
+		line="status $st stage $(json_get "$TMP/v.json" stage) rc $rc flags $(json_get "$TMP/v.json" flags) speedup $(json_get "$TMP/v.json" speedup) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(json_get "$TMP/v.json" reason)"
 		echo "$line"; [ -n "${KJ_PY_LOG:-}" ] && echo "'"$rel"': $line" >>"$KJ_PY_LOG"
 		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
-		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; }'
+		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; } &&
+		{ test "$st" != rejected || json_get "$TMP/v.json" reason | grep -q "candidate\.py:[1-9]"; }'
 done
 done_testing

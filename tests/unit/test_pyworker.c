@@ -4,7 +4,8 @@
  * NOPs, refuses the CPU track (a LOAD without cuda, a host arena: the memfd
  * is closed, the worker lives on), refuses a CALL before a LOAD, reports a
  * missing torch as an environment error (kjudge-env:) rather than a verdict,
- * and ends on a malformed request.  Needs python3 on PATH (or $KJ_PYTHON);
+ * and ends on a malformed request.  Then what the os calls a candidate may
+ * make since issue 21 reach in its jail.  Needs python3 on PATH (or $KJ_PYTHON);
  * the script is found from the repository root ($KJ_ROOT, default ".").
  */
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +73,95 @@ static int start(struct kj_worker *w, int cuda, struct kj_err *err)
 	o.cpu_limit_s = 120;
 	o.jail = jail;
 	return kj_worker_start(w, &o, err);
+}
+
+/* What os calls the static check lets a candidate make (issue 21: os for
+ * paths, the environment and folders) reach in the Python worker's jail: a
+ * stand-in script, staged where the worker would be, tries each and prints
+ * one word per try; it sends no HELLO, so the start fails and its output
+ * comes back in the error.  The scratch folder, /tmp and the build cache are
+ * writable (and / itself, the jail's own tmpfs); /usr and the interpreter's
+ * folders are not; no route leaves the network namespace.  exec is printed, not asserted: the Python worker
+ * has no seccomp filter yet, which is why the static check still rejects
+ * os.system and its kind. */
+static const char jail_probe[] =
+	"import os, socket, sys\n"
+	"def w(path):\n"
+	"    try:\n"
+	"        os.makedirs(path, exist_ok=True)\n"
+	"        os.rmdir(path)\n"
+	"        return 'ok'\n"
+	"    except OSError as e:\n"
+	"        return 'no'\n"
+	"out = ['usr=' + w('/usr/kj_probe'), 'prefix=' + w(os.path.join(sys.prefix, 'kj_probe')),\n"
+	"       'root=' + w('/kj_probe'), 'tmp=' + w('/tmp/kj_probe'), 'cwd=' + w('kj_probe'),\n"
+	"       'build=' + w(os.path.join(sys.argv[1], 'kj_probe'))]\n"
+	"try:\n"
+	"    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n"
+	"    s.settimeout(2)\n"
+	"    s.connect(('1.1.1.1', 53))\n"
+	"    out.append('net=ok')\n"
+	"except OSError:\n"
+	"    out.append('net=no')\n"
+	"out.append('exec=' + ('ok' if os.system('true') == 0 else 'no'))\n"
+	"print('PROBE ' + ' '.join(out) + ' END', flush=True)\n";
+
+static void jail_reach(void)
+{
+	char probe[PATH_MAX], build[PATH_MAX];
+	const char *argv[4];
+	struct kj_jail *jail = NULL;
+	struct kj_worker_opts o;
+	struct kj_worker w;
+	struct kj_err err;
+	FILE *f;
+	int rc;
+	const char *m;
+	snprintf(probe, sizeof(probe), "%s-probe.py", scratch);
+	snprintf(build, sizeof(build), "%s-build", scratch);
+	kj_err_init(&err);
+	if (!(f = fopen(probe, "w")) || fputs(jail_probe, f) < 0 || fclose(f) || mkdir(build, 0777)) {
+		ok(0, "the jail probe is written");
+		return;
+	}
+	if (kj_python_jail(python, probe, build, &jail, python, sizeof(python), &err)) {
+		ok(0, "the Python jail is built: %s", err.msg);
+		remove(probe);
+		rmdir(build);
+		return;
+	}
+	argv[0] = python;
+	argv[1] = KJ_JAIL_STAGE "/kjudge_pyworker.py";
+	argv[2] = build;
+	argv[3] = NULL;
+	memset(&o, 0, sizeof(o));
+	o.worker_path = python;
+	o.argv = argv;
+	o.scratch_dir = scratch;
+	o.cpu_limit_s = 60;
+	o.jail = jail;
+	rc = kj_worker_start(&w, &o, &err);
+	m = strstr(err.msg, "PROBE ");
+	if (m && strstr(m, " END"))
+		strstr(m, " END")[4] = '\0';
+	ok(rc != 0 && m && strstr(m, " END"), "the jail probe ran in the Python worker's jail (%s)",
+	   m ? m : err.msg);
+	if (m) {
+		ok(strstr(m, "usr=no") && strstr(m, "prefix=no"),
+		   "  os.makedirs in /usr or the interpreter's folders fails (read-only binds)");
+		printf("# / in the Python jail: %s (the jail's own tmpfs, gone with it)\n",
+		       strstr(m, "root=ok") ? "writable" : "read-only");
+		ok(strstr(m, "tmp=ok") && strstr(m, "cwd=ok") && strstr(m, "build=ok"),
+		   "  /tmp, the scratch folder and the build cache are writable");
+		ok(strstr(m, "net=no") != NULL, "  no connection leaves the network namespace");
+		printf("# exec in the Python jail: %s (no seccomp filter yet; the static check rejects it)\n",
+		       strstr(m, "exec=ok") ? "possible" : "blocked");
+	}
+	if (rc == 0)
+		kj_worker_stop(&w);
+	free(jail);
+	remove(probe);
+	rmdir(build);
 }
 
 int main(void)
@@ -143,6 +234,7 @@ int main(void)
 		w.dead = 1;
 		kj_worker_stop(&w);
 	}
+	jail_reach();
 	rmdir(scratch);
 	return done_testing();
 }
