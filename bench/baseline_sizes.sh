@@ -9,7 +9,8 @@
 #   2. bench/baseline_vs_torch.py at kjudge's bench sizes and at KernelBench's
 #      current problem sizes, against PyTorch with TF32 off and with its
 #      defaults, in the time left of KJ_SIZES_TOTAL_S (default 570).
-# KB_DIR is a KernelBench checkout (default $KERNELBENCH_DIR, else .kb/kb):
+# KJ_BUILD is the build to use (default build; build/device on the GPU
+# machine).  KB_DIR is a KernelBench checkout (default $KERNELBENCH_DIR, else .kb/kb):
 # the repository's root or any folder holding KernelBench/level1 or level1.
 #   bash bench/baseline_sizes.sh [KB_DIR] [more baseline_vs_torch options]
 set -u
@@ -26,7 +27,7 @@ fi
 if [ "$tests" -gt 0 ]; then
 	echo "== GPU cases: norm and reduction kernels (at most $tests s)"
 	KJ_GPU_ONLY=l2_normalize,l1_normalize,l2_norm,min_dim,argmin_dim,sum_dim KJ_GPU_OPCASES=1 \
-		timeout "$tests" bash tests/gpu/device.sh build/tests/gpu/test_gpu_ops >/tmp/kj_sizes_ops.tap 2>&1
+		timeout "$tests" bash tests/gpu/device.sh "${KJ_BUILD:-build}"/tests/gpu/test_gpu_ops >/tmp/kj_sizes_ops.tap 2>&1
 	rc=$?
 	echo "test_gpu_ops exit $rc (124: cut at $tests s): $(grep -c '^ok' /tmp/kj_sizes_ops.tap) ok, $(grep -c '^not ok' /tmp/kj_sizes_ops.tap) not ok"
 	grep -E '^not ok|^# *(got|want|max)' /tmp/kj_sizes_ops.tap | head -40
@@ -37,4 +38,4 @@ fi
 left=$(( total - ($(date +%s) - start) ))
 echo "== baseline_vs_torch, kjudge's and KernelBench's sizes ($KB), --total $(( left - 20 )) s"
 exec timeout "$left" bash tests/gpu/device.sh python3 bench/baseline_vs_torch.py \
-	--kernelbench-dir "$KB" --sizes both --total $(( left - 20 )) "$@"
+	--kjudge "${KJ_BUILD:-build}/kjudge" --kernelbench-dir "$KB" --sizes both --total $(( left - 20 )) "$@"

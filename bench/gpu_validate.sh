@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# A stop's GPU validation in parts, each a bench or test of its own, so that
+# one device call (10 minutes at most) runs the parts that fit:
+#
+#   run(command="PARTS='thr check lat' bash tests/gpu/device.sh bash bench/gpu_validate.sh",
+#       carry=["build/device", ".gpu", ".kb/kb"], kind="nvidia-h200")
+#
+# Parts (in the order given):
+#   thr    bench/run_throughput.sh --n ${N:-48} at default settings, with the profile
+#   check  bench/gpu_check.sh (worker test, every CUDA case, t10 with timing, a
+#          few Python cases, the trains)
+#   lat    bench/eval_latency.sh (TOTAL ${LAT_TOTAL:-45} s, 3 warm runs)
+#   ops    test_gpu_ops: every op case against the CPU reference
+#   ivl    bench/interval_check.sh (five evals of three honest CUDA solutions)
+#   py     tests/gpu/t50_python.sh over PY_ONLY (default: the new KernelBench
+#          solutions and every Python red-team case)
+#   sizes  bench/baseline_sizes.sh .kb/kb (KernelBench checkout), no GPU cases,
+#          in SIZES_S seconds (default 200)
+# Each part's log goes to $OUT/PART.log; its figures are printed at the end.
+set -u
+cd "$(dirname "$0")/.."
+O=${OUT:-/tmp/gpu-validate}
+mkdir -p "$O"
+export KJ_BUILD=${KJ_BUILD:-$PWD/build/device}
+export KJ=$KJ_BUILD/kjudge KJUDGE_CACHE=${KJUDGE_CACHE:-/tmp/kjcache} PYTHONUNBUFFERED=1 KJ_TEST_CACHE=${KJUDGE_CACHE:-/tmp/kjcache}
+s=$(date +%s)
+el() { echo "$(( $(date +%s) - s )) s"; }
+"$KJ" calibrate >"$O/calibrate.txt" 2>&1
+for p in ${PARTS:-thr check lat}; do
+	case $p in
+	thr) bash bench/run_throughput.sh --n "${N:-48}" >"$O/thr.log" 2>&1 ;;
+	check) OUT=$O/check bash bench/gpu_check.sh >"$O/check.log" 2>&1 ;;
+	lat) TOTAL=${LAT_TOTAL:-45} N=3 OUT=$O/lat bash bench/eval_latency.sh >"$O/lat.log" 2>&1 ;;
+	ops) KJ_GPU_ONLY=${OPS_ONLY:-l2_normalize,l1_normalize,l2_norm,min_dim,argmin_dim,sum_dim,softmax} KJ_GPU_OPCASES=1 timeout "${OPS_S:-150}" "$KJ_BUILD"/tests/gpu/test_gpu_ops >"$O/ops.log" 2>&1 ;;
+	ivl) bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
+	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
+		timeout "${PY_S:-220}" prove -v --exec '' tests/gpu/t50_python.sh >"$O/py.log" 2>&1 ;;
+	sizes) KJ_SIZES_TEST_S=0 KJ_SIZES_TOTAL_S=${SIZES_S:-200} bash bench/baseline_sizes.sh .kb/kb >"$O/sizes.log" 2>&1 ;;
+	*) echo "gpu_validate: unknown part $p" ;;
+	esac
+	echo "part $p rc=$? ($(el))"
+done
+echo "==== figures"
+for p in ${PARTS:-thr check lat}; do
+	echo "---- $p"
+	case $p in
+	thr) grep -E "^(status|throughput|profile|evaluation)" "$O/thr.log" ;;
+	check) sed -n '/^== worker test/,$p' "$O/check.log" | grep -vE "^[a-z_0-9/.]+ (pass|mismatch|rejected|runtime_error|crash|timeout|call_error|compile_error) " | head -80 ;;
+	lat) grep -E "^(MEDIAN|profile)" "$O/lat.log" ;;
+	ops) grep -cE "^ok" "$O/ops.log" | sed 's/^/ok: /'; grep -E "^not ok" "$O/ops.log" | head -20; tail -n 2 "$O/ops.log" ;;
+	ivl) grep -E "OVERLAP|WIDTH|CONTAINS|interval_check:|overall" "$O/ivl.log" | head -40 ;;
+	py) grep -E "^(not )?ok" "$O/py.log" | cut -c1-220 | head -40; grep -E "^(Files|Result)" "$O/py.log" ;;
+	sizes) grep -vE "^\s*$" "$O/sizes.log" | tail -n 45 | cut -c1-200 ;;
+	esac
+done
