@@ -514,15 +514,6 @@ static void reduce_cases(void)
 		 "check B=3 D=20000; B=2 D=30001; B=2 D=100000\ntol atol=1e-9 rtol=1e-4\n", NULL);
 	run_text("softmax_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\ny = softmax(x, dim=1)\n"
 		 "check B=3 D=5000; B=4 D=40\n", NULL);
-	/* softmax_block_k's unrolled 16-byte passes: rows past the cluster
-	 * kernel's 1 MB (f32 and f16, vectors per thread around SMX_U), and an
-	 * odd length (element loop) */
-	run_text("softmax_long_rows", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\ny = softmax(x, dim=-1)\n"
-		 "check B=2 D=300000; B=1 D=262148\ntol atol=1e-9 rtol=1e-4\n", NULL);
-	run_text("log_softmax_long_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
-		 "y = log_softmax(x, dim=1)\ncheck B=2 D=600000\n", NULL);
-	run_text("softmax_long_odd", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\ny = softmax(x, dim=-1)\n"
-		 "check B=2 D=300001\ntol atol=1e-9 rtol=1e-4\n", NULL);
 	/* red_strided: the middle dim with rows not 16-byte aligned (red_col_k,
 	 * wide on any device: nout >= 512 * SMs), run lengths around the
 	 * unrolled step of 8, and a last dim of odd length (red_block_k's

@@ -790,15 +790,9 @@ __global__ void softmax_warp_k(const T *__restrict__ x, T *__restrict__ y, int64
 	}
 }
 
-/* Vectors a thread of softmax_block_k loads before it uses them: one at a
- * time left 16 bytes in flight per thread, too few for the rows longer
- * than the cluster kernel takes (KernelBench's softmax, 4096 x 393216). */
-#define SMX_U 4
-
 /* cache: the row in shared memory (dynamic, len elements) or NULL.  Each
  * thread reads back only what it wrote itself, so no barrier is needed
- * between the two passes beyond the merge's.  Each thread merges its
- * elements in the same order whatever the unrolling. */
+ * between the two passes beyond the merge's. */
 template <class T, bool LOG>
 __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows,
 				int64_t len, int use_cache, int vec)
@@ -817,25 +811,7 @@ __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int6
 		T *yr = y + r * len;
 		typename SM::S st = SM::init();
 		if (vec) {
-			int64_t v = threadIdx.x, nv = len / N;
-			/* U vectors loaded before they are merged, in their order */
-			for (; v + (SMX_U - 1) * bs < nv; v += SMX_U * bs) {
-				kjv<T> e[SMX_U];
-#pragma unroll
-				for (int u = 0; u < SMX_U; u++)
-					e[u] = ((const kjv<T> *)xr)[v + u * bs];
-#pragma unroll
-				for (int u = 0; u < SMX_U; u++) {
-					A a[N];
-					if (use_cache)
-						((kjv<T> *)cache)[v + u * bs] = e[u];
-#pragma unroll
-					for (int k = 0; k < N; k++)
-						a[k] = tt::ld(e[u].e[k]);
-					st = SM::template addn<N>(st, a);
-				}
-			}
-			for (; v < nv; v += bs) {
+			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
 				kjv<T> e = ((const kjv<T> *)xr)[v];
 				A a[N];
 				if (use_cache)
@@ -856,22 +832,7 @@ __global__ void softmax_block_k(const T *__restrict__ x, T *__restrict__ y, int6
 		st = kj_block_merge<SM>(st, red);
 		A s = SM::sum(st, len), ls = LOG ? m_log(s) : (A)0, is = sm_inv(s);
 		if (vec) {
-			int64_t v = threadIdx.x, nv = len / N;
-			for (; v + (SMX_U - 1) * bs < nv; v += SMX_U * bs) {
-				kjv<T> e[SMX_U];
-#pragma unroll
-				for (int u = 0; u < SMX_U; u++)
-					e[u] = use_cache ? ((const kjv<T> *)cache)[v + u * bs]
-							 : ((const kjv<T> *)xr)[v + u * bs];
-#pragma unroll
-				for (int u = 0; u < SMX_U; u++) {
-#pragma unroll
-					for (int k = 0; k < N; k++)
-						e[u].e[k] = tt::st(sm_out<A, LOG>(tt::ld(e[u].e[k]), st.m, is, ls));
-					((kjv<T> *)yr)[v + u * bs] = e[u];
-				}
-			}
-			for (; v < nv; v += bs) {
+			for (int64_t v = threadIdx.x; v < len / N; v += bs) {
 				kjv<T> e = use_cache ? ((const kjv<T> *)cache)[v] : ((const kjv<T> *)xr)[v];
 #pragma unroll
 				for (int k = 0; k < N; k++)
