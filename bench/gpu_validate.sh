@@ -10,6 +10,8 @@
 #   check  bench/gpu_check.sh (worker test, every CUDA case, t10 with timing, a
 #          few Python cases, the trains)
 #   lat    bench/eval_latency.sh (TOTAL ${LAT_TOTAL:-45} s, 3 warm runs)
+#   t10    tests/gpu/t10_cuda_cases.sh over CASES_ONLY (default: the softmax and
+#          row-reduction cases)
 #   ops    test_gpu_ops: every op case against the CPU reference
 #   ivl    bench/interval_check.sh (five evals of three honest CUDA solutions)
 #   py     tests/gpu/t50_python.sh over PY_ONLY (default: the new KernelBench
@@ -31,6 +33,8 @@ for p in ${PARTS:-thr check lat}; do
 	thr) bash bench/run_throughput.sh --n "${N:-48}" >"$O/thr.log" 2>&1 ;;
 	check) OUT=$O/check bash bench/gpu_check.sh >"$O/check.log" 2>&1 ;;
 	lat) TOTAL=${LAT_TOTAL:-45} N=3 OUT=$O/lat bash bench/eval_latency.sh >"$O/lat.log" 2>&1 ;;
+	t10) KJ_CASES_ONLY=${CASES_ONLY:-softmax,log_softmax,l2_normalize,min_dim} KJ_CASES_BUDGET=0.3 \
+		timeout "${T10_S:-120}" prove -v --exec '' tests/gpu/t10_cuda_cases.sh >"$O/t10.log" 2>&1 ;;
 	ops) KJ_GPU_ONLY=${OPS_ONLY:-l2_normalize,l1_normalize,l2_norm,min_dim,argmin_dim,sum_dim,softmax} KJ_GPU_OPCASES=1 timeout "${OPS_S:-150}" "$KJ_BUILD"/tests/gpu/test_gpu_ops >"$O/ops.log" 2>&1 ;;
 	ivl) bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
 	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
@@ -47,6 +51,7 @@ for p in ${PARTS:-thr check lat}; do
 	thr) grep -E "^(status|throughput|profile|evaluation)" "$O/thr.log" ;;
 	check) sed -n '/^== worker test/,$p' "$O/check.log" | grep -vE "^[a-z_0-9/.]+ (pass|mismatch|rejected|runtime_error|crash|timeout|call_error|compile_error) " | head -80 ;;
 	lat) grep -E "^(MEDIAN|profile)" "$O/lat.log" ;;
+	t10) grep -E "^(not )?ok|^#" "$O/t10.log" | cut -c1-250 | head -30; grep -E "^(Files|Result)" "$O/t10.log" ;;
 	ops) grep -cE "^ok" "$O/ops.log" | sed 's/^/ok: /'; grep -E "^not ok" "$O/ops.log" | head -20; tail -n 2 "$O/ops.log" ;;
 	ivl) grep -E "OVERLAP|WIDTH|CONTAINS|interval_check:|overall" "$O/ivl.log" | head -40 ;;
 	py) grep -E "^(not )?ok" "$O/py.log" | cut -c1-220 | head -40; grep -E "^(Files|Result)" "$O/py.log" ;;
