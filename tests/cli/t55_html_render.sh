@@ -164,7 +164,7 @@ expect_success "the shown text: settings first, each task with its failures, eac
 	grep -q "^row per-task level1/relu 3 2 mismatch 1 " "$TMP/p.txt" &&
 	grep -q "^row per-task level1/softmax 3 2 compile_error 1 " "$TMP/p.txt" &&
 	grep -Eq "^row per-candidate [0-9]+ level1/relu m1 0 0 mismatch correctness - - - - .{20,}$" "$TMP/p.txt" &&
-	grep -Eq "^row per-candidate [0-9]+ level1/relu m1 0 1 pass done [0-9.]+ [0-9.]+% / [0-9.]+% - [a-z_,-]+ -$" "$TMP/p.txt"'
+	grep -Eq "^row per-candidate [0-9]+ level1/relu m1 0 1 pass done [0-9.]+ \[[0-9.]+, [0-9.]+\] [0-9.]+% / [0-9.]+% - [a-z_,-]+ -$" "$TMP/p.txt"'
 expect_success "status cells are coloured as rendered: pass green, failures red" '
 	grep -q "^cell txt pass pass rgb(226, 242, 226)$" "$TMP/p.txt" &&
 	grep -q "^cell txt fail mismatch rgb(247, 225, 225)$" "$TMP/p.txt" &&
