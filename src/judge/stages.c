@@ -283,8 +283,6 @@ static int cmp_double(const void *a, const void *b)
  * statistics n/2 -+ 0.98 sqrt(n)) is within 0.5% of it. */
 void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable)
 {
-	double h;
-	int lo, hi;
 	if (n <= 0) {
 		*med = *iqr = 0;
 		*stable = 0;
@@ -293,14 +291,7 @@ void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable)
 	qsort(xs, (size_t)n, sizeof(double), cmp_double);
 	*med = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
 	*iqr = xs[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1] - xs[n / 4];
-	h = 0.98 * sqrt((double)n);
-	lo = (int)floor(n / 2.0 - h);
-	hi = (int)ceil(n / 2.0 + h);
-	if (lo < 0)
-		lo = 0;
-	if (hi > n - 1)
-		hi = n - 1;
-	*stable = n >= PERF_MIN_SAMPLES && *med > 0 && (xs[hi] - xs[lo]) / 2 <= 0.005 * *med;
+	*stable = n >= PERF_MIN_SAMPLES && kjj_median_halfwidth(xs, n) <= 0.005;
 }
 
 /* The stop rule: kj_timing_summary's 0.5%, or --max-noise's limit. */

@@ -88,19 +88,6 @@ static void times(const struct kj_score_cand *c, double *rt, double *ref)
 	}
 }
 
-static void csv_field(struct kjr_buf *b, const char *s, int last)
-{
-	if (strpbrk(s, ",\"\r\n")) {
-		kjr_puts(b, "\"");
-		for (; *s; s++)
-			kjr_puts(b, *s == '"' ? "\"\"" : (char[2]){ *s, 0 });
-		kjr_puts(b, "\"");
-	} else {
-		kjr_puts(b, s);
-	}
-	kjr_puts(b, last ? "\r\n" : ",");
-}
-
 static const char *num(char *buf, size_t size, double x, const char *none)
 {
 	if (!isfinite(x))
@@ -195,7 +182,7 @@ int kj_report_kernelbench(const kj_score_run *r, enum kj_report_format f, char *
 		kjr_puts(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	} else {
 		for (int i = 0; i < nc; i++)
-			csv_field(&b, cols[i], i == nc - 1);
+			kjr_csv_field(&b, cols[i], i == nc - 1);
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct kj_score_cand *c = &r->c[i];
@@ -218,21 +205,21 @@ int kj_report_kernelbench(const kj_score_run *r, enum kj_report_format f, char *
 				   c->judged ? c->status : "pending", *c->flags ? c->flags : "-");
 			continue;
 		}
-		csv_field(&b, lv, 0);
-		csv_field(&b, id, 0);
-		csv_field(&b, k->level ? k->name : "", 0);
-		csv_field(&b, smp, 0);
-		csv_field(&b, yes(c->judged, c->compiled), 0);
-		csv_field(&b, yes(c->judged, c->correct), 0);
-		csv_field(&b, num(t[0], 48, rt, ""), 0);
-		csv_field(&b, num(t[1], 48, ref, ""), 0);
-		csv_field(&b, num(t[2], 48, c->correct ? c->speedup : NAN, ""), 0);
-		csv_field(&b, c->task, 0);
-		csv_field(&b, c->model, 0);
-		csv_field(&b, rnd, 0);
-		csv_field(&b, c->judged ? c->status : "pending", 0);
-		csv_field(&b, c->stage, 0);
-		csv_field(&b, c->flags, 1);
+		kjr_csv_field(&b, lv, 0);
+		kjr_csv_field(&b, id, 0);
+		kjr_csv_field(&b, k->level ? k->name : "", 0);
+		kjr_csv_field(&b, smp, 0);
+		kjr_csv_field(&b, yes(c->judged, c->compiled), 0);
+		kjr_csv_field(&b, yes(c->judged, c->correct), 0);
+		kjr_csv_field(&b, num(t[0], 48, rt, ""), 0);
+		kjr_csv_field(&b, num(t[1], 48, ref, ""), 0);
+		kjr_csv_field(&b, num(t[2], 48, c->correct ? c->speedup : NAN, ""), 0);
+		kjr_csv_field(&b, c->task, 0);
+		kjr_csv_field(&b, c->model, 0);
+		kjr_csv_field(&b, rnd, 0);
+		kjr_csv_field(&b, c->judged ? c->status : "pending", 0);
+		kjr_csv_field(&b, c->stage, 0);
+		kjr_csv_field(&b, c->flags, 1);
 	}
 	return kjr_finish(&b, out, err);
 }

@@ -21,6 +21,9 @@ void kjr_printf(struct kjr_buf *b, const char *fmt, ...) __attribute__((format(p
 void kjr_puts(struct kjr_buf *b, const char *s);
 /* s with & < > " ' escaped for HTML text and attributes. */
 void kjr_html(struct kjr_buf *b, const char *s);
+/* One CSV field (RFC 4180: quoted when it holds a comma, a quote or a line
+ * end), then ",", or "\r\n" when last (tables.c). */
+void kjr_csv_field(struct kjr_buf *b, const char *s, int last);
 /* Hands the text to *out (0), or frees it and returns KJ_E_NOMEM. */
 int kjr_finish(struct kjr_buf *b, char **out, struct kj_err *err);
 void kjr_release(struct kjr_buf *b);

@@ -335,7 +335,7 @@ int kjr_manifest(const kj_score_run *r, const kj_score_summary *s, struct kjr_it
 }
 
 /* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line end. */
-static void csv_field(struct kjr_buf *b, const char *s, int last)
+void kjr_csv_field(struct kjr_buf *b, const char *s, int last)
 {
 	if (strpbrk(s, ",\"\r\n")) {
 		kjr_puts(b, "\"");
@@ -367,7 +367,7 @@ int kjr_render_csv(const kj_score_run *r, const kj_score_summary *s, struct kjr_
 	const int nc = (int)(sizeof(cols) / sizeof(cols[0]));
 	(void)s;
 	for (int i = 0; i < nc; i++)
-		csv_field(b, cols[i], i == nc - 1);
+		kjr_csv_field(b, cols[i], i == nc - 1);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct kj_score_cand *c = &r->c[i];
 		char t[16][48];
@@ -376,29 +376,29 @@ int kjr_render_csv(const kj_score_run *r, const kj_score_summary *s, struct kjr_
 		snprintf(t[2], 48, "%d", c->sample);
 		snprintf(t[3], 48, "%d", c->round);
 		snprintf(t[4], 48, "%d", c->nshapes);
-		csv_field(b, r->name, 0);
-		csv_field(b, t[0], 0);
-		csv_field(b, c->task, 0);
-		csv_field(b, t[1], 0);
-		csv_field(b, c->category, 0);
-		csv_field(b, c->dtype, 0);
-		csv_field(b, c->model, 0);
-		csv_field(b, c->method, 0);
-		csv_field(b, t[2], 0);
-		csv_field(b, t[3], 0);
-		csv_field(b, c->judged ? c->status : "pending", 0);
-		csv_field(b, c->stage, 0);
-		csv_field(b, c->reason, 0);
-		csv_field(b, c->flags, 0);
-		csv_field(b, !c->judged ? "" : isfinite(c->speedup) ? "1" : "0", 0);
-		csv_field(b, csv_num(t[5], 48, c->speedup), 0);
-		csv_field(b, csv_num(t[6], 48, isfinite(c->speedup) ? c->rel_iqr : NAN), 0);
-		csv_field(b, csv_num(t[7], 48, c->base_rel_iqr), 0);
-		csv_field(b, csv_num(t[8], 48, c->sol), 0);
-		csv_field(b, t[4], 0);
-		csv_field(b, c->judged_at, 0);
-		csv_field(b, c->sha256, 0);
-		csv_field(b, c->path, 1);
+		kjr_csv_field(b, r->name, 0);
+		kjr_csv_field(b, t[0], 0);
+		kjr_csv_field(b, c->task, 0);
+		kjr_csv_field(b, t[1], 0);
+		kjr_csv_field(b, c->category, 0);
+		kjr_csv_field(b, c->dtype, 0);
+		kjr_csv_field(b, c->model, 0);
+		kjr_csv_field(b, c->method, 0);
+		kjr_csv_field(b, t[2], 0);
+		kjr_csv_field(b, t[3], 0);
+		kjr_csv_field(b, c->judged ? c->status : "pending", 0);
+		kjr_csv_field(b, c->stage, 0);
+		kjr_csv_field(b, c->reason, 0);
+		kjr_csv_field(b, c->flags, 0);
+		kjr_csv_field(b, !c->judged ? "" : isfinite(c->speedup) ? "1" : "0", 0);
+		kjr_csv_field(b, csv_num(t[5], 48, c->speedup), 0);
+		kjr_csv_field(b, csv_num(t[6], 48, isfinite(c->speedup) ? c->rel_iqr : NAN), 0);
+		kjr_csv_field(b, csv_num(t[7], 48, c->base_rel_iqr), 0);
+		kjr_csv_field(b, csv_num(t[8], 48, c->sol), 0);
+		kjr_csv_field(b, t[4], 0);
+		kjr_csv_field(b, c->judged_at, 0);
+		kjr_csv_field(b, c->sha256, 0);
+		kjr_csv_field(b, c->path, 1);
 	}
 	return b->oom ? KJ_E_NOMEM : 0;
 }
