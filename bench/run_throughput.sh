@@ -11,11 +11,14 @@
 # cache, so the run does not spend its time calibrating.
 #
 #   bench/run_throughput.sh [--backend cuda|cpu] [--n N] [--gpus LIST] [--jobs N]
-#                           [-- extra kjudge run options]
+#                           [--redteam] [-- extra kjudge run options]
 #
+# --redteam adds examples/redteam's cases of the backend to the batch.
 # Prints the run's JSON summary and one line:
 #   throughput: C candidates in S s on G device(s) = X candidates per GPU-hour
-# (per device-hour on the CPU track, where the device is the host).
+# (per device-hour on the CPU track, where the device is the host), then
+# whether every verdict is the one its case file's header names (exit 1
+# when not).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kj=${KJ:-${KJ_BUILD:-$root/build}/kjudge}
@@ -23,6 +26,7 @@ backend=""
 n=120
 gpus=0
 jobs=""
+redteam=0
 extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -30,8 +34,9 @@ while [ $# -gt 0 ]; do
 	--n) n=$2; shift 2 ;;
 	--gpus) gpus=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
+	--redteam) redteam=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
 	*) echo "run_throughput: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -59,6 +64,10 @@ if ls "$old_cache"/calib/*.json >/dev/null 2>&1; then
 fi
 
 cases=$(ls "$root/examples/solutions/$backend"/*."$ext" "$root/examples/broken/$backend"/*."$ext" 2>/dev/null || true)
+if [ $redteam = 1 ]; then
+	cases="$cases
+$(ls "$root"/examples/redteam/*."$ext" 2>/dev/null || true)"
+fi
 ncases=$(printf '%s\n' "$cases" | grep -c . || true)
 [ "$ncases" -gt 0 ] || { echo "run_throughput: no $backend cases under examples/" >&2; exit 2; }
 
@@ -113,4 +122,22 @@ perl -MJSON::PP -e '
 		printf "evaluation threads busy %.1f s of %.1f s wall\n", $busy, $secs;
 	}
 ' "$work/summary.json" "$start" "$end" "$ndev" "$backend"
+# every verdict against its case file's header (expect=STATUS, flag=FLAG):
+# the batch is judged as each case says, whatever the run's settings
+python3 - "$work/bench.sqlite" <<'PY' || rc=1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT c.path, v.status, v.flags FROM candidates c JOIN verdicts v ON v.candidate_id = c.id").fetchall()
+bad = []
+for path, status, flags in rows:
+    head = open(path).readline()
+    want = dict(kv.split("=", 1) for kv in head.split() if "=" in kv)
+    ok = status == want.get("expect") and (not want.get("flag") or want["flag"] in flags.split(","))
+    if not ok:
+        bad.append("  %s (%s): %s [%s], the case says %s%s" % (path.rsplit("/", 1)[-1], want.get("task"), status, flags,
+                   want.get("expect"), " flag " + want["flag"] if want.get("flag") else ""))
+print("verdicts as their cases say: %d of %d" % (len(rows) - len(bad), len(rows)))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
 exit $rc

@@ -563,16 +563,55 @@ static int py_env_error(struct judge *j, const struct kj_call_result *res)
 			  kj_backend_name(j->o->backend), res->msg + 12);
 }
 
-/* Starts the worker, measures the trusted round-trip floor before the
- * candidate exists in it, and loads the candidate.  Returns 0 (a failed load
- * sets the verdict), or an error. */
-static int start_worker(struct judge *j, const char *scratch, int unconfined)
+/* Moves this evaluation's hold on its device's timing gate to mode
+ * (KJJ_GATE_NONE, _SHARED or _ALONE); a no-op without a gate.  The wait is
+ * the profile's `gate`. */
+void kjj_gate(struct judge *j, int mode)
+{
+	kj_gpu_gate *g = j->o->gate;
+	if (!g || !j->gpu || j->gate_mode == mode)
+		return;
+	if (j->gate_mode != KJJ_GATE_NONE)
+		kj_gpu_gate_leave(g, j->gate_mode == KJJ_GATE_ALONE);
+	j->gate_mode = KJJ_GATE_NONE;
+	if (mode != KJJ_GATE_NONE) {
+		kjj_prof_begin(j, KJ_PROF_GATE);
+		kj_gpu_gate_enter(g, mode == KJJ_GATE_ALONE);
+		kjj_prof_end(j);
+		j->gate_mode = mode;
+	}
+}
+
+/* Stops the worker, keeping its log in the verdict (a second worker's log
+ * follows the first's). */
+static void stop_worker(struct judge *j)
+{
+	kj_verdict *v = j->v;
+	if (!j->worker_up)
+		return;
+	if (j->w.log.total > j->w.log.len)
+		v->flags |= KJ_FLAG_OUTPUT_TRUNCATED;
+	if (j->w.log.buf) {
+		size_t have = v->worker_log ? strlen(v->worker_log) : 0, add = strlen(j->w.log.buf);
+		char *nl = realloc(v->worker_log, have + add + 1);
+		if (nl) {
+			memcpy(nl + have, j->w.log.buf, add + 1);
+			v->worker_log = nl;
+		}
+	}
+	v->worker_log_total += j->w.log.total;
+	kj_worker_stop(&j->w);
+	j->worker_up = 0;
+}
+
+/* Starts the worker and, on a GPU, its CUDA context: trusted, nothing of
+ * the candidate's is in it yet.  Returns 0, or an error. */
+static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
 {
 	const struct kj_eval_opts *o = j->o;
 	struct kj_worker_opts wo;
 	struct kj_call_result res;
-	double rt[FLOOR_PROBES], m, q;
-	int rc, dummy, python = j->py != NULL;
+	int rc, python = j->py != NULL;
 
 	memset(&wo, 0, sizeof(wo));
 	wo.worker_path = o->worker_path;
@@ -605,7 +644,7 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 	if (rc)
 		return rc;
 	j->worker_up = 1;
-	if (j->w.limits[0]) {
+	if (j->w.limits[0] && !strstr(j->v->limits, "worker: ")) {
 		size_t len = strlen(j->v->limits);
 		snprintf(j->v->limits + len, sizeof(j->v->limits) - len, "%sworker: %s", len ? "; " : "",
 			 j->w.limits);
@@ -624,6 +663,18 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 			return kj_err_set(j->err, KJ_E_WORKER, "the worker could not set up its device: %s",
 					  res.msg);
 	}
+	return 0;
+}
+
+/* The trusted round-trip floor, measured before the candidate exists in the
+ * worker: empty calls, then each perf shape's timed empty call.  Returns 0,
+ * or an error. */
+static int measure_floor(struct judge *j)
+{
+	const struct kj_eval_opts *o = j->o;
+	struct kj_call_result res;
+	double rt[FLOOR_PROBES], m, q;
+	int rc, dummy;
 	kjj_prof_begin(j, KJ_PROF_FLOOR);
 	for (int i = 0; i < FLOOR_PROBES; i++) {
 		if ((rc = kj_worker_probe(&j->w, NULL, 0, NULL, 0, o->call_timeout_s, &res, j->err)))
@@ -648,7 +699,15 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 			if ((rc = j->track->probe_floor(j, pb[pi], &j->floor_ms[pi])))
 				return rc;
 	}
-	/* the candidate */
+	return 0;
+}
+
+/* Loads the candidate into the worker.  Returns 0 (a failed load sets the
+ * verdict), or an error. */
+static int load_candidate(struct judge *j)
+{
+	struct kj_call_result res;
+	int rc, python = j->py != NULL;
 	kjj_prof_begin(j, KJ_PROF_LOAD);
 	rc = kj_worker_load(&j->w, j->load_path, j->t->name, j->load_nptr, j->t->nsyms, j->load_timeout_s, &res,
 			    j->err);
@@ -666,6 +725,47 @@ static int start_worker(struct judge *j, const char *scratch, int unconfined)
 	if (!kjj_call_failed(j, &res, KJ_STAGE_CALL, kjj_largest_check(j->t, 1)))
 		kjj_check_mapped_libs(j);
 	return 0;
+}
+
+/* The CUDA track beside other evaluations on one GPU (o->gate): the
+ * candidate's correctness in one worker while the device is shared, that
+ * worker stopped, then its performance in a fresh worker while the device is
+ * this evaluation's alone.  A worker holding candidate code never lives
+ * while another evaluation times: whatever it left running on the device
+ * ends with it, before the hold that covered it ends.  The baseline is
+ * timed after correctness (a failed candidate needs none), before the
+ * second worker loads the candidate.  The caller's teardown stops the
+ * worker and releases the gate. */
+static int eval_gated(struct judge *j, const char *scratch, int unconfined)
+{
+	kj_verdict *v = j->v;
+	double ts = kjj_now_s();
+	int rc;
+	kjj_gate(j, KJJ_GATE_SHARED);
+	if ((rc = spawn_worker(j, scratch, unconfined)) || (rc = load_candidate(j)) || v->status != KJ_ST_PASS)
+		return rc;
+	v->stage_s[KJ_STAGE_CALL] += kjj_now_s() - ts;
+	ts = kjj_now_s();
+	if ((rc = kjj_stage_correctness(j)) || v->status != KJ_ST_PASS)
+		return rc;
+	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts;
+	kjj_prof_begin(j, KJ_PROF_TEARDOWN);
+	stop_worker(j);
+	kjj_prof_end(j);
+	if (j->o->no_perf)
+		return 0;
+	ts = kjj_now_s();
+	if ((rc = spawn_worker(j, scratch, unconfined)))
+		return rc;
+	kjj_gate(j, KJJ_GATE_ALONE);
+	kjj_prof_begin(j, KJ_PROF_BASELINE);
+	rc = kjj_baseline_prepass(j);
+	kjj_prof_end(j);
+	if (rc || (rc = measure_floor(j)) || (rc = load_candidate(j)) || v->status != KJ_ST_PASS)
+		return rc;
+	rc = kjj_stage_perf(j);
+	v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
+	return rc;
 }
 
 int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
@@ -774,10 +874,14 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			j.calib = &calib;
 		} else {
 			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
-			if (kj_gpu_calibrate(j.gpu, &calib, err) == 0) {
+			kjj_gate(&j, KJJ_GATE_ALONE);
+			rc = kj_gpu_calibrate(j.gpu, &calib, err);
+			kjj_gate(&j, KJJ_GATE_NONE);
+			if (rc == 0) {
 				kj_calib_store(o->cache_dir, &calib);
 				j.calib = &calib;
 			}
+			rc = 0; /* no calibration: no roofline, not an error */
 			kj_err_init(err);
 		}
 		kjj_prof_end(&j);
@@ -880,15 +984,6 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	j.load_path = cr.so_path;
 
 start_worker:
-	/* the GPU's baseline, while no process of this candidate exists */
-	if (j.gpu && !o->no_perf) {
-		ts = kjj_now_s();
-		kjj_prof_begin(&j, KJ_PROF_BASELINE);
-		if ((rc = kjj_baseline_prepass(&j)))
-			goto out;
-		kjj_prof_end(&j);
-		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
-	}
 	ts = kjj_now_s();
 	if (o->scratch_dir) {
 		snprintf(scratch, sizeof(scratch), "%s", o->scratch_dir);
@@ -901,14 +996,33 @@ start_worker:
 			goto out;
 		}
 	}
+	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
+	if (j.gpu && o->gate && !python) {
+		rc = eval_gated(&j, scratch, unconfined);
+		goto out;
+	}
+	/* Python candidates beside others on one GPU: the device alone from
+	 * here on (a second worker would import the candidate again) */
+	kjj_gate(&j, KJJ_GATE_ALONE);
+	/* the GPU's baseline, while no process of this candidate exists */
+	if (j.gpu && !o->no_perf) {
+		ts = kjj_now_s();
+		kjj_prof_begin(&j, KJ_PROF_BASELINE);
+		if ((rc = kjj_baseline_prepass(&j)))
+			goto out;
+		kjj_prof_end(&j);
+		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
+	}
+	ts = kjj_now_s();
 	/* the CPU track times on one CPU: the worker inherits the judge's
 	 * affinity, and the baseline runs in this thread (pin.c);
 	 * KJUDGE_NO_PIN set: not (a host with more timing jobs than CPUs) */
 	if (j.track == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
 		v->pinned_cpu = 1 + pin.cpu;
-	if ((rc = start_worker(&j, scratch, unconfined)) || v->status != KJ_ST_PASS)
+	if ((rc = spawn_worker(&j, scratch, unconfined)) || (rc = measure_floor(&j)) ||
+	    (rc = load_candidate(&j)) || v->status != KJ_ST_PASS)
 		goto out;
-	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
+	v->stage_s[KJ_STAGE_CALL] += kjj_now_s() - ts;
 
 	ts = kjj_now_s();
 	if ((rc = kjj_stage_correctness(&j)) || v->status != KJ_ST_PASS)
@@ -929,16 +1043,11 @@ out:
 	while (j.prof_depth > 0)
 		kjj_prof_end(&j);
 	kjj_prof_begin(&j, KJ_PROF_TEARDOWN);
-	if (j.worker_up) {
-		if (j.w.log.total > j.w.log.len)
-			v->flags |= KJ_FLAG_OUTPUT_TRUNCATED;
-		v->worker_log = j.w.log.buf ? strdup(j.w.log.buf) : NULL;
-		v->worker_log_total = j.w.log.total;
-		kj_worker_stop(&j.w);
-	}
+	stop_worker(&j);
 	kjj_unpin(&pin);
 	if (j.gpu) {
 		kjj_gpu_release(&j);
+		kjj_gate(&j, KJJ_GATE_NONE);
 		if (!o->gpu)
 			kj_gpu_close(j.gpu);
 	}
