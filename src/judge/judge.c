@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <math.h>
 #include <stdarg.h>
@@ -604,59 +605,137 @@ static void stop_worker(struct judge *j)
 	j->worker_up = 0;
 }
 
-/* Starts the worker and, on a GPU, its CUDA context: trusted, nothing of
- * the candidate's is in it yet.  Returns 0, or an error. */
-static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
+/* The worker's options; uuid: the device's ("GPU-..."), NULL on the CPU
+ * track.  A Python worker's argv and jail are kjj_py_argv's. */
+static void worker_opts(const struct judge *j, const char *scratch, int unconfined, const char *uuid,
+			struct kj_worker_opts *wo)
 {
 	const struct kj_eval_opts *o = j->o;
+	memset(wo, 0, sizeof(*wo));
+	wo->worker_path = o->worker_path;
+	wo->unconfined = unconfined;
+	if (j->py) {
+		wo->worker_path = j->py->python;
+		wo->argv = (const char *const *)j->py->argv;
+		wo->jail = j->py->jail;
+		/* Triton's cache and torch's extension builds are written by the worker */
+		wo->fsize_limit = (size_t)512 << 20;
+	}
+	wo->scratch_dir = scratch;
+	/* the CUDA worker spins a core while it waits for the device, so its CPU
+	 * time follows GPU time over the whole evaluation */
+	wo->cpu_limit_s = uuid ? 3600 : 2 * o->call_timeout_s + 60;
+	wo->cuda = uuid != NULL;
+	wo->device = o->device;
+	/* the CPU track's worker runs only between a request and its reply;
+	 * on the CUDA track the judge's clock bounds the call, so it waits
+	 * awake */
+	wo->freeze = j->track->baseline_after_candidate;
+	wo->spin = !j->track->baseline_after_candidate;
+	wo->cuda_uuid = uuid;
+}
+
+/* A CUDA worker started, with its context, on a thread of its own while
+ * kj_eval opens the device, checks and compiles (`kjudge eval`'s latency):
+ * trusted, nothing of the candidate's is in it; joined before anything is
+ * timed (calibration, the baseline) and made the evaluation's worker by
+ * spawn_worker. */
+struct kjj_prespawn {
+	pthread_t th;
+	int running;  /* the thread was started and not joined */
+	int started;  /* its worker was started (and not yet adopted or stopped) */
+	char uuid[64];
+	struct kj_worker_opts wo;
+	double timeout_s;
+	struct kj_worker w;
+	struct kj_call_result res; /* SETUP's reply */
+	struct kj_err err;
+	int rc;
+};
+
+static void *prespawn_main(void *arg)
+{
+	struct kjj_prespawn *p = arg;
+	kj_err_init(&p->err);
+	if ((p->rc = kj_worker_start(&p->w, &p->wo, &p->err)) == 0) {
+		p->started = 1;
+		p->rc = kj_worker_setup(&p->w, p->timeout_s, &p->res, &p->err);
+	}
+	return NULL;
+}
+
+static void prespawn_join(struct judge *j)
+{
+	struct kjj_prespawn *p = j->pre;
+	if (!p || !p->running)
+		return;
+	kjj_prof_begin(j, KJ_PROF_SPAWN);
+	pthread_join(p->th, NULL);
+	kjj_prof_end(j);
+	p->running = 0;
+}
+
+/* Stops a pre-spawned worker nobody took (an early verdict or error). */
+static void prespawn_release(struct judge *j)
+{
+	prespawn_join(j);
+	if (j->pre && j->pre->started) {
+		kj_worker_stop(&j->pre->w);
+		j->pre->started = 0;
+	}
+}
+
+/* Starts the worker and, on a GPU, its CUDA context (or takes the one
+ * started ahead): trusted, nothing of the candidate's is in it yet.
+ * Returns 0, or an error. */
+static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
+{
 	struct kj_worker_opts wo;
 	struct kj_call_result res;
 	int rc, python = j->py != NULL;
 
-	memset(&wo, 0, sizeof(wo));
-	wo.worker_path = o->worker_path;
-	wo.unconfined = unconfined;
-	if (python) {
-		if ((rc = kjj_py_argv(j, j->py, unconfined)))
+	if (j->pre && (j->pre->running || j->pre->started)) {
+		struct kjj_prespawn *p = j->pre;
+		prespawn_join(j);
+		if (!p->started) {
+			*j->err = p->err;
+			return p->rc;
+		}
+		j->w = p->w;
+		p->started = 0;
+		j->worker_up = 1;
+		res = p->res;
+		if (p->rc) {
+			*j->err = p->err;
+			return p->rc;
+		}
+	} else {
+		if (python && (rc = kjj_py_argv(j, j->py, unconfined)))
 			return rc;
-		wo.worker_path = j->py->python;
-		wo.argv = (const char *const *)j->py->argv;
-		wo.jail = j->py->jail;
-		/* Triton's cache and torch's extension builds are written by the worker */
-		wo.fsize_limit = (size_t)512 << 20;
+		worker_opts(j, scratch, unconfined, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo);
+		kjj_prof_begin(j, KJ_PROF_SPAWN);
+		rc = kj_worker_start(&j->w, &wo, j->err);
+		kjj_prof_end(j);
+		if (rc)
+			return rc;
+		j->worker_up = 1;
+		/* Trusted: nothing of the candidate's is in the worker yet.  The
+		 * CUDA context first (SETUP), then empty calls through the CALL
+		 * path. */
+		if (j->gpu) {
+			kjj_prof_begin(j, KJ_PROF_CONTEXT);
+			rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err);
+			kjj_prof_end(j);
+			if (rc)
+				return rc;
+		}
 	}
-	wo.scratch_dir = scratch;
-	/* the CUDA worker spins a core while it waits for the device, so its CPU
-	 * time follows GPU time over the whole evaluation */
-	wo.cpu_limit_s = j->gpu ? 3600 : 2 * o->call_timeout_s + 60;
-	wo.cuda = j->gpu != NULL;
-	wo.device = o->device;
-	/* the CPU track's worker runs only between a request and its reply;
-	 * on the CUDA track the judge's clock bounds the call, so it waits
-	 * awake */
-	wo.freeze = j->track->baseline_after_candidate;
-	wo.spin = !j->track->baseline_after_candidate;
-	if (j->gpu)
-		wo.cuda_uuid = kj_gpu_get_info(j->gpu)->uuid;
-	kjj_prof_begin(j, KJ_PROF_SPAWN);
-	rc = kj_worker_start(&j->w, &wo, j->err);
-	kjj_prof_end(j);
-	if (rc)
-		return rc;
-	j->worker_up = 1;
 	if (j->w.limits[0] && !strstr(j->v->limits, "worker: ")) {
 		size_t len = strlen(j->v->limits);
 		snprintf(j->v->limits + len, sizeof(j->v->limits) - len, "%sworker: %s", len ? "; " : "",
 			 j->w.limits);
 	}
-	/* Trusted: nothing of the candidate's is in the worker yet.  The CUDA
-	 * context first (SETUP), then empty calls through the CALL path. */
 	if (j->gpu) {
-		kjj_prof_begin(j, KJ_PROF_CONTEXT);
-		rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err);
-		kjj_prof_end(j);
-		if (rc)
-			return rc;
 		if (python && (rc = py_env_error(j, &res)))
 			return rc;
 		if (res.status != KJ_CALL_OK)
@@ -727,6 +806,49 @@ static int load_candidate(struct judge *j)
 	return 0;
 }
 
+/* Creates the scratch folder (unless the caller gave one) into scratch.
+ * Returns 0, or an error. */
+static int make_scratch(const struct kj_eval_opts *o, char *scratch, size_t len, struct kj_err *err)
+{
+	if (scratch[0])
+		return 0;
+	if (o->scratch_dir) {
+		snprintf(scratch, len, "%s", o->scratch_dir);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(scratch, len, "%s/kjudge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(scratch)) {
+			int rc = kj_err_sys(err, "cannot create scratch folder '%s'", scratch);
+			scratch[0] = '\0';
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Starts the CUDA worker on a thread of its own (struct kjj_prespawn), for
+ * a C candidate judged alone on its device.  Nothing happens when the
+ * device's UUID or the scratch folder cannot be had: spawn_worker starts
+ * the worker then, and says what failed. */
+static void prespawn_start(struct judge *j, struct kjj_prespawn *p, char *scratch, size_t len, int unconfined)
+{
+	struct kj_err e;
+	kj_err_init(&e);
+	memset(p, 0, sizeof(*p));
+	if (j->o->gpu)
+		snprintf(p->uuid, sizeof(p->uuid), "%s", kj_gpu_get_info(j->o->gpu)->uuid);
+	else if (kj_gpu_device_uuid(j->o->device, p->uuid, sizeof(p->uuid), &e))
+		return;
+	if (make_scratch(j->o, scratch, len, &e))
+		return;
+	worker_opts(j, scratch, unconfined, p->uuid, &p->wo);
+	p->timeout_s = j->o->call_timeout_s;
+	if (pthread_create(&p->th, NULL, prespawn_main, p))
+		return;
+	p->running = 1;
+	j->pre = p;
+}
+
 /* The CUDA track beside other evaluations on one GPU (o->gate): the
  * candidate's correctness in one worker while the device is shared, that
  * worker stopped, then its performance in a fresh worker while the device is
@@ -781,6 +903,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	kj_calib calib;
 	struct kjj_py py;
 	struct kj_eval_opts popts; /* the Python track's copy of o (longer call watchdog) */
+	struct kjj_prespawn pre;
 	struct kjj_pin pin;
 	int python = kj_backend_is_python(o->backend);
 	const char *survey = getenv("KJ_SECCOMP_SURVEY");
@@ -851,12 +974,13 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 					  "kjudge built with nvcc: no CUDA device here; use --backend cpu here",
 					  kj_backend_name(o->backend));
 		}
+		/* a C candidate alone on its device: its worker starts meanwhile */
+		if (!python && !o->gate && o->backend == KJ_BACKEND_CUDA)
+			prespawn_start(&j, &pre, scratch, sizeof(scratch), unconfined);
 		if (o->gpu)
 			j.gpu = o->gpu;
-		else if ((rc = kj_gpu_open(o->device, &j.gpu, err))) {
-			kjj_py_release(&py);
-			return rc;
-		}
+		else if ((rc = kj_gpu_open(o->device, &j.gpu, err)))
+			goto out; /* which stops the worker started ahead */
 		gi = kj_gpu_get_info(j.gpu);
 		snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
 		kjj_gpu_baseline_id(v->baseline_id, sizeof(v->baseline_id));
@@ -874,6 +998,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			j.calib = &calib;
 		} else {
 			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
+			prespawn_join(&j); /* its context is made before anything is timed */
 			kjj_gate(&j, KJJ_GATE_ALONE);
 			rc = kj_gpu_calibrate(j.gpu, &calib, err);
 			kjj_gate(&j, KJJ_GATE_NONE);
@@ -985,17 +1110,8 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 
 start_worker:
 	ts = kjj_now_s();
-	if (o->scratch_dir) {
-		snprintf(scratch, sizeof(scratch), "%s", o->scratch_dir);
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(scratch, sizeof(scratch), "%s/kjudge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(scratch)) {
-			rc = kj_err_sys(err, "cannot create scratch folder '%s'", scratch);
-			scratch[0] = '\0';
-			goto out;
-		}
-	}
+	if ((rc = make_scratch(o, scratch, sizeof(scratch), err)))
+		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
 	if (j.gpu && o->gate && !python) {
 		rc = eval_gated(&j, scratch, unconfined);
@@ -1004,7 +1120,9 @@ start_worker:
 	/* Python candidates beside others on one GPU: the device alone from
 	 * here on (a second worker would import the candidate again) */
 	kjj_gate(&j, KJJ_GATE_ALONE);
-	/* the GPU's baseline, while no process of this candidate exists */
+	/* the GPU's baseline, while no process of this candidate exists (the
+	 * worker started ahead holds nothing of it, and its context is made) */
+	prespawn_join(&j);
 	if (j.gpu && !o->no_perf) {
 		ts = kjj_now_s();
 		kjj_prof_begin(&j, KJ_PROF_BASELINE);
@@ -1043,6 +1161,7 @@ out:
 	while (j.prof_depth > 0)
 		kjj_prof_end(&j);
 	kjj_prof_begin(&j, KJ_PROF_TEARDOWN);
+	prespawn_release(&j);
 	stop_worker(&j);
 	kjj_unpin(&pin);
 	if (j.gpu) {

@@ -192,6 +192,7 @@ struct judge {
 	struct kj_worker w;
 	int worker_up;
 	int gate_mode;         /* the hold on o->gate: KJJ_GATE_NONE, _SHARED or _ALONE */
+	struct kjj_prespawn *pre; /* the worker started ahead (judge.c), or NULL */
 	const char *load_path; /* what LOAD loads (the object, or the Python candidate) */
 	int load_nptr;
 	double load_timeout_s;
