@@ -7,6 +7,13 @@
 #
 # Parts (in the order given):
 #   thr    bench/run_throughput.sh --n ${N:-48} at default settings, with the profile
+#   thrb   the same with the build in $BEFORE (bench/make_before.sh; default
+#          build/device-before), for before and after in one call
+#   thr1   the same with one evaluation thread (--lanes 1)
+#   rt     bench/run_throughput.sh --redteam over every CUDA case once (solutions,
+#          broken, red team) at default settings: each verdict as its case says
+#   bc     bench/baseline_check.sh over every task (4 at a time, BC_S seconds,
+#          default 300)
 #   check  bench/gpu_check.sh (worker test, every CUDA case, t10 with timing, a
 #          few Python cases, the trains)
 #   lat    bench/eval_latency.sh (TOTAL ${LAT_TOTAL:-45} s, 3 warm runs)
@@ -31,6 +38,12 @@ el() { echo "$(( $(date +%s) - s )) s"; }
 for p in ${PARTS:-thr check lat}; do
 	case $p in
 	thr) bash bench/run_throughput.sh --n "${N:-48}" >"$O/thr.log" 2>&1 ;;
+	thrb) b=$(mktemp -d) && cp -r "${BEFORE:-build/device-before}"/. "$b"/ && { [ ! -f "$b/libkjudge.so.gz" ] || gunzip "$b/libkjudge.so.gz"; } &&
+		cat "$b/REVISION" >"$O/thrb.log" 2>/dev/null;
+		LD_LIBRARY_PATH=$b${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} KJ=$b/kjudge bash bench/run_throughput.sh --n "${N:-48}" >>"$O/thrb.log" 2>&1 ;;
+	thr1) bash bench/run_throughput.sh --n "${N:-48}" -- --lanes 1 >"$O/thr1.log" 2>&1 ;;
+	rt) bash bench/run_throughput.sh --n "$(ls examples/solutions/cuda/*.cu examples/broken/cuda/*.cu examples/redteam/*.cu | wc -l)" --redteam >"$O/rt.log" 2>&1 ;;
+	bc) KJ=$KJ GPUS=0,0,0,0 TOTAL=${BC_S:-300} OUT=$O bash bench/baseline_check.sh >"$O/bc.log" 2>&1 ;;
 	check) OUT=$O/check bash bench/gpu_check.sh >"$O/check.log" 2>&1 ;;
 	lat) TOTAL=${LAT_TOTAL:-45} N=3 OUT=$O/lat bash bench/eval_latency.sh >"$O/lat.log" 2>&1 ;;
 	t10) KJ_CASES_ONLY=${CASES_ONLY:-softmax,log_softmax,l2_normalize,min_dim} KJ_CASES_BUDGET=0.3 \
@@ -48,7 +61,8 @@ echo "==== figures"
 for p in ${PARTS:-thr check lat}; do
 	echo "---- $p"
 	case $p in
-	thr) grep -E "^(status|throughput|profile|evaluation)" "$O/thr.log" ;;
+	thr|thrb|thr1|rt) head -c 300 "$O/$p.log" | head -n 1 | grep -v "^{"; grep -E "^(status|throughput|profile|evaluation|verdicts as)|^  .*the case says" "$O/$p.log" | head -40 ;;
+	bc) sed -n '/^tasks:/,$p' "$O/bc.log" | head -60 ;;
 	check) sed -n '/^== worker test/,$p' "$O/check.log" | grep -vE "^[a-z_0-9/.]+ (pass|mismatch|rejected|runtime_error|crash|timeout|call_error|compile_error) " | head -80 ;;
 	lat) grep -E "^(MEDIAN|profile)" "$O/lat.log" ;;
 	t10) grep -E "^(not )?ok|^#" "$O/t10.log" | cut -c1-250 | head -30; grep -E "^(Files|Result)" "$O/t10.log" ;;

@@ -52,29 +52,12 @@ struct kj_eval_opts {
 	                             evaluations (a run, the demo); NULL: kj_eval
 	                             opens and closes its own */
 	int no_cache;
-	/* NULL, or the timing gate of `device` that evaluations running at the
-	 * same time on it share (kj_gpu_gate_new): kj_eval then holds it shared
-	 * for its untimed GPU work and alone for its timed work, and runs the
-	 * candidate's correctness and performance in two workers, so that no
-	 * worker holding candidate code outlives its evaluation's hold */
-	struct kj_gpu_gate *gate;
 	void (*progress)(void *ctx, const char *line); /* optional */
 	void *progress_ctx;
 };
 
 void kj_eval_opts_init(struct kj_eval_opts *o);
 
-/* A GPU's timing gate, for evaluations that run at the same time on one
- * device (`kjudge run`'s evaluation threads): a readers-writer lock that
- * gives the timed side first turn.  Shared (alone 0): untimed GPU work,
- * which may overlap other untimed work; alone (1): timed calls, baseline
- * timing, floor probes, and anything while a worker holding candidate code
- * lives outside a correctness stage.  Not recursive; src/judge/gate.c. */
-typedef struct kj_gpu_gate kj_gpu_gate;
-kj_gpu_gate *kj_gpu_gate_new(void); /* NULL: out of memory */
-void kj_gpu_gate_free(kj_gpu_gate *g);
-void kj_gpu_gate_enter(kj_gpu_gate *g, int alone);
-void kj_gpu_gate_leave(kj_gpu_gate *g, int alone);
 /* The settings of o that change a verdict (what the store keys its verdict
  * cache by: kj_store_cache_key). */
 void kj_eval_opts_settings(const struct kj_eval_opts *o, struct kj_verdict_settings *s);

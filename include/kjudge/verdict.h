@@ -112,7 +112,6 @@ typedef enum kj_prof {
 	KJ_PROF_TIME_BASE,   /* timed baseline runs and trains */
 	KJ_PROF_TRAIN,       /* the candidate's trains and their checks */
 	KJ_PROF_TEARDOWN,    /* worker stop, buffers, the end's GPU state, scratch */
-	KJ_PROF_GATE,        /* waiting for the device's timing gate (kj_eval_opts.gate) */
 	KJ_PROF_OTHER,
 	KJ_PROF_COUNT
 } kj_prof;

@@ -37,8 +37,6 @@
 #include "kjudge/store.h"
 
 #define MAX_DEVS 16
-#define MAX_LANES 8 /* evaluation threads per GPU */
-#define DEFAULT_LANES 3
 /* consecutive judge failures on one device that end the run: the judge
  * itself is broken (worker missing, device lost), not a candidate */
 #define MAX_JUDGE_FAILS 3
@@ -381,9 +379,7 @@ struct job {
 
 struct device {
 	int ordinal;
-	int lane;    /* of the device's evaluation threads (--lanes), this one */
-	kj_gpu_gate *gate; /* the device's timing gate, shared by its lanes; NULL with one */
-	kj_gpu *gpu; /* this lane's judge context, opened by its evaluation thread */
+	kj_gpu *gpu; /* this device's judge context, opened by its evaluation thread */
 	int64_t id;
 	char arch[16];
 	char name[128];
@@ -410,7 +406,7 @@ struct runner {
 	struct kj_eval_opts base;
 	char cache_dir[PATH_MAX];
 	char cache_key[256];
-	struct device devs[MAX_DEVS * MAX_LANES]; /* one per evaluation thread */
+	struct device devs[MAX_DEVS];
 	int ndevs;
 	int quiet;
 	double t0; /* the run's start, kj_cli_now_s() */
@@ -535,7 +531,6 @@ static void judge_one(struct runner *r, struct device *d, struct job *j, int *fa
 	kj_err_init(&err);
 	o.device = d->ordinal;
 	o.gpu = d->gpu;
-	o.gate = d->gate;
 	o.cache_dir = r->cache_dir;
 	if ((rc = kj_store_judgement_begin(r->db, j->cid, d->id, &jid, &err)))
 		goto fail;
@@ -606,15 +601,10 @@ static void *eval_main(void *arg)
 	struct eval_arg *a = arg;
 	struct runner *r = a->r;
 	int fails = 0;
-	/* one GPU context per lane for the whole run, not one per candidate
-	 * (opened while no other lane times) */
-	if (a->d->gate)
-		kj_gpu_gate_enter(a->d->gate, 0);
+	/* one GPU context per device for the whole run, not one per candidate */
 	if (kj_backend_is_gpu(r->base.backend) && kj_gpu_available() &&
 	    kj_gpu_open(a->d->ordinal, &a->d->gpu, NULL))
 		a->d->gpu = NULL;
-	if (a->d->gate)
-		kj_gpu_gate_leave(a->d->gate, 0);
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		int i;
@@ -654,12 +644,8 @@ static void *eval_main(void *arg)
 	r->evals_live--;
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
-	if (a->d->gate)
-		kj_gpu_gate_enter(a->d->gate, 0);
 	if (a->d->gpu)
 		kj_gpu_close(a->d->gpu);
-	if (a->d->gate)
-		kj_gpu_gate_leave(a->d->gate, 0);
 	a->d->gpu = NULL;
 	return NULL;
 }
@@ -777,10 +763,7 @@ static void usage(void)
 	     "  --name RUN       the run's name (default: SPEC's name without extension)\n"
 	     "  --backend B      cpu, cuda, triton or kernelbench (default: cuda when the SPEC has\n"
 	     "                   .cu files, else cpu; triton and kernelbench judge .py files)\n"
-	     "  --gpus LIST      CUDA devices (default 0)\n"
-	     "  --lanes N        evaluation threads per GPU, 1..8 (default 3 on the CUDA backend,\n"
-	     "                   1 on triton and kernelbench): candidates' untimed work overlaps,\n"
-	     "                   their timed work has the GPU alone (docs/cli.md)\n"
+	     "  --gpus LIST      CUDA devices, one evaluation thread each (default 0)\n"
 	     "  --jobs N         compile threads (default: the number of CPUs)\n"
 	     "  --order O        cost (default): candidates of the tasks that take longest to\n"
 	     "                   judge first (estimated from their shapes' FLOPs and bytes),\n"
@@ -868,8 +851,7 @@ int cmd_run(int argc, char **argv)
 		{ "db", 1, 0, 'd' },      { "name", 1, 0, 'n' },        { "backend", 1, 0, 'b' },
 		{ "gpus", 1, 0, 'g' },    { "jobs", 1, 0, 'J' },        KJ_CLI_JUDGE_LONGOPTS,
 		{ "json", 0, 0, 'j' },    { "quiet", 0, 0, 'q' },       { "help", 0, 0, 'h' },
-		{ "enqueue-only", 0, 0, 'E' }, { "order", 1, 0, 'O' }, { "lanes", 1, 0, 'L' },
-		{ 0, 0, 0, 0 }
+		{ "enqueue-only", 0, 0, 'E' }, { "order", 1, 0, 'O' }, { 0, 0, 0, 0 }
 	};
 	struct runner r;
 	struct task_cache tasks = { 0 };
@@ -884,10 +866,8 @@ int cmd_run(int argc, char **argv)
 	int c, json = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, total, rc = 0;
 	int is_dir_spec, tty, exit_code = KJ_EXIT_OK, last_shown = -1, every;
 	int reused_pre = 0, linked = 0, enqueue_only = 0, order_cost = 1;
-	int lanes = 0; /* 0: the backend's default */
-	pthread_t *cth = NULL, eth[MAX_DEVS * MAX_LANES];
-	struct eval_arg eargs[MAX_DEVS * MAX_LANES];
-	kj_gpu_gate *gates[MAX_DEVS] = { 0 };
+	pthread_t *cth = NULL, eth[MAX_DEVS];
+	struct eval_arg eargs[MAX_DEVS];
 	double t0 = kj_cli_now_s(), tprint = 0;
 
 	memset(&r, 0, sizeof(r));
@@ -913,11 +893,6 @@ int cmd_run(int argc, char **argv)
 		case 'g':
 			if ((rc = kj_cli_gpus_option("run", optarg, gpus, &ngpus, MAX_DEVS)))
 				return rc;
-			break;
-		case 'L':
-			lanes = (int)strtol(optarg, &end, 10);
-			if (*end || lanes < 1 || lanes > MAX_LANES)
-				return kj_cli_usage_error("run", "--lanes wants 1..%d, got '%s'", MAX_LANES, optarg);
 			break;
 		case 'J':
 			jobs = (int)strtol(optarg, &end, 10);
@@ -1060,22 +1035,10 @@ int cmd_run(int argc, char **argv)
 			goto judge_err;
 		r.ndevs = 1;
 	} else {
-		int nl = lanes ? lanes : kj_backend_is_python(r.base.backend) ? 1 : DEFAULT_LANES;
 		for (int i = 0; i < ngpus; i++) {
-			struct device *d0 = &r.devs[r.ndevs];
-			if ((rc = gpu_device(r.db, gpus[i], r.cache_dir, d0, &err)))
+			if ((rc = gpu_device(r.db, gpus[i], r.cache_dir, &r.devs[i], &err)))
 				goto judge_err;
-			if (nl > 1 && !(gates[i] = kj_gpu_gate_new())) {
-				rc = kj_err_set(&err, KJ_E_NOMEM, "out of memory");
-				goto judge_err;
-			}
-			/* the device's lanes: one evaluation thread each, one gate */
-			for (int l = 0; l < nl; l++) {
-				r.devs[r.ndevs] = *d0;
-				r.devs[r.ndevs].lane = l;
-				r.devs[r.ndevs].gate = gates[i];
-				r.ndevs++;
-			}
+			r.ndevs++;
 		}
 	}
 
@@ -1227,9 +1190,8 @@ int cmd_run(int argc, char **argv)
 			json_t *ds = json_array(), *tot = json_object();
 			double sum[KJ_PROF_COUNT] = { 0 }, rec = 0;
 			for (int d = 0; d < r.ndevs; d++) {
-				json_t *dv = json_pack("{s:i,s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal", r.devs[d].ordinal,
-						       "lane", r.devs[d].lane, "device_id", (json_int_t)r.devs[d].id,
-						       "jobs", r.devs[d].jobs,
+				json_t *dv = json_pack("{s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal", r.devs[d].ordinal,
+						       "device_id", (json_int_t)r.devs[d].id, "jobs", r.devs[d].jobs,
 						       "first_start_s", r.devs[d].first_start, "last_end_s",
 						       r.devs[d].last_end, "busy_s", r.devs[d].busy, "wait_s",
 						       r.devs[d].wait);
@@ -1275,7 +1237,5 @@ out:
 	free(r.jobs);
 	task_cache_release(&tasks);
 	kj_store_close(r.db);
-	for (int i = 0; i < MAX_DEVS; i++)
-		kj_gpu_gate_free(gates[i]);
 	return exit_code;
 }

@@ -564,25 +564,6 @@ static int py_env_error(struct judge *j, const struct kj_call_result *res)
 			  kj_backend_name(j->o->backend), res->msg + 12);
 }
 
-/* Moves this evaluation's hold on its device's timing gate to mode
- * (KJJ_GATE_NONE, _SHARED or _ALONE); a no-op without a gate.  The wait is
- * the profile's `gate`. */
-void kjj_gate(struct judge *j, int mode)
-{
-	kj_gpu_gate *g = j->o->gate;
-	if (!g || !j->gpu || j->gate_mode == mode)
-		return;
-	if (j->gate_mode != KJJ_GATE_NONE)
-		kj_gpu_gate_leave(g, j->gate_mode == KJJ_GATE_ALONE);
-	j->gate_mode = KJJ_GATE_NONE;
-	if (mode != KJJ_GATE_NONE) {
-		kjj_prof_begin(j, KJ_PROF_GATE);
-		kj_gpu_gate_enter(g, mode == KJJ_GATE_ALONE);
-		kjj_prof_end(j);
-		j->gate_mode = mode;
-	}
-}
-
 /* Stops the worker, keeping its log in the verdict (a second worker's log
  * follows the first's). */
 static void stop_worker(struct judge *j)
@@ -849,47 +830,6 @@ static void prespawn_start(struct judge *j, struct kjj_prespawn *p, char *scratc
 	j->pre = p;
 }
 
-/* The CUDA track beside other evaluations on one GPU (o->gate): the
- * candidate's correctness in one worker while the device is shared, that
- * worker stopped, then its performance in a fresh worker while the device is
- * this evaluation's alone.  A worker holding candidate code never lives
- * while another evaluation times: whatever it left running on the device
- * ends with it, before the hold that covered it ends.  The baseline is
- * timed after correctness (a failed candidate needs none), before the
- * second worker loads the candidate.  The caller's teardown stops the
- * worker and releases the gate. */
-static int eval_gated(struct judge *j, const char *scratch, int unconfined)
-{
-	kj_verdict *v = j->v;
-	double ts = kjj_now_s();
-	int rc;
-	kjj_gate(j, KJJ_GATE_SHARED);
-	if ((rc = spawn_worker(j, scratch, unconfined)) || (rc = load_candidate(j)) || v->status != KJ_ST_PASS)
-		return rc;
-	v->stage_s[KJ_STAGE_CALL] += kjj_now_s() - ts;
-	ts = kjj_now_s();
-	if ((rc = kjj_stage_correctness(j)) || v->status != KJ_ST_PASS)
-		return rc;
-	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts;
-	kjj_prof_begin(j, KJ_PROF_TEARDOWN);
-	stop_worker(j);
-	kjj_prof_end(j);
-	if (j->o->no_perf)
-		return 0;
-	ts = kjj_now_s();
-	if ((rc = spawn_worker(j, scratch, unconfined)))
-		return rc;
-	kjj_gate(j, KJJ_GATE_ALONE);
-	kjj_prof_begin(j, KJ_PROF_BASELINE);
-	rc = kjj_baseline_prepass(j);
-	kjj_prof_end(j);
-	if (rc || (rc = measure_floor(j)) || (rc = load_candidate(j)) || v->status != KJ_ST_PASS)
-		return rc;
-	rc = kjj_stage_perf(j);
-	v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
-	return rc;
-}
-
 int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
 	    kj_verdict *v, struct kj_err *err)
 {
@@ -975,7 +915,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 					  kj_backend_name(o->backend));
 		}
 		/* a C candidate alone on its device: its worker starts meanwhile */
-		if (!python && !o->gate && o->backend == KJ_BACKEND_CUDA)
+		if (!python && o->backend == KJ_BACKEND_CUDA)
 			prespawn_start(&j, &pre, scratch, sizeof(scratch), unconfined);
 		if (o->gpu)
 			j.gpu = o->gpu;
@@ -999,9 +939,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		} else {
 			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
 			prespawn_join(&j); /* its context is made before anything is timed */
-			kjj_gate(&j, KJJ_GATE_ALONE);
 			rc = kj_gpu_calibrate(j.gpu, &calib, err);
-			kjj_gate(&j, KJJ_GATE_NONE);
 			if (rc == 0) {
 				kj_calib_store(o->cache_dir, &calib);
 				j.calib = &calib;
@@ -1113,13 +1051,6 @@ start_worker:
 	if ((rc = make_scratch(o, scratch, sizeof(scratch), err)))
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
-	if (j.gpu && o->gate && !python) {
-		rc = eval_gated(&j, scratch, unconfined);
-		goto out;
-	}
-	/* Python candidates beside others on one GPU: the device alone from
-	 * here on (a second worker would import the candidate again) */
-	kjj_gate(&j, KJJ_GATE_ALONE);
 	/* the GPU's baseline, while no process of this candidate exists (the
 	 * worker started ahead holds nothing of it, and its context is made) */
 	prespawn_join(&j);
@@ -1166,7 +1097,6 @@ out:
 	kjj_unpin(&pin);
 	if (j.gpu) {
 		kjj_gpu_release(&j);
-		kjj_gate(&j, KJJ_GATE_NONE);
 		if (!o->gpu)
 			kj_gpu_close(j.gpu);
 	}

@@ -371,8 +371,7 @@ static int gensure_train_arena(struct judge *j, struct kjj_shape *s, int *copies
 	int rc;
 	if (j->garena_size >= stride && j->garena_size / stride >= (size_t)n) {
 		*copies = (int)(j->garena_size / stride);
-		/* a second worker (kj_eval's gated flow) has not mapped it yet */
-		return gensure_arena(j, j->garena_size, s->arena);
+		return 0;
 	}
 	for (; n >= 2; n /= 2) {
 		if (!(rc = gensure_arena(j, (size_t)n * stride, s->arena))) {

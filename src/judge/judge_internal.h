@@ -71,12 +71,6 @@ struct kjj_judged {
 struct judge;
 struct kjj_shape; /* a track's state for one binding */
 
-/* An evaluation's hold on its device's timing gate (kjj_gate, judge.c) */
-#define KJJ_GATE_NONE 0
-#define KJJ_GATE_SHARED 1
-#define KJJ_GATE_ALONE 2
-void kjj_gate(struct judge *j, int mode);
-
 /* One call as the judge saw it. */
 struct kjj_call {
 	struct kj_call_result res;
@@ -191,7 +185,6 @@ struct judge {
 	double prof_mark;
 	struct kj_worker w;
 	int worker_up;
-	int gate_mode;         /* the hold on o->gate: KJJ_GATE_NONE, _SHARED or _ALONE */
 	struct kjj_prespawn *pre; /* the worker started ahead (judge.c), or NULL */
 	const char *load_path; /* what LOAD loads (the object, or the Python candidate) */
 	int load_nptr;
