@@ -57,7 +57,6 @@ struct kj_eval_opts {
 };
 
 void kj_eval_opts_init(struct kj_eval_opts *o);
-
 /* The settings of o that change a verdict (what the store keys its verdict
  * cache by: kj_store_cache_key). */
 void kj_eval_opts_settings(const struct kj_eval_opts *o, struct kj_verdict_settings *s);
