@@ -618,13 +618,20 @@ static void worker_opts(const struct judge *j, const char *scratch, int unconfin
 
 /* A CUDA worker started, with its context, on a thread of its own while
  * kj_eval opens the device, checks and compiles (`kjudge eval`'s latency):
- * trusted, nothing of the candidate's is in it; joined before anything is
- * timed (calibration, the baseline) and made the evaluation's worker by
- * spawn_worker. */
+ * trusted, nothing of the candidate's is in it; waited for before anything
+ * is timed (calibration, the baseline) and made the evaluation's worker by
+ * spawn_worker.  The thread lives until the worker is stopped: the
+ * worker's parent-death signal (PR_SET_PDEATHSIG) follows the thread that
+ * forked it, not the process. */
 struct kjj_prespawn {
 	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 	int running;  /* the thread was started and not joined */
+	int done;     /* its worker is up and set up, or failed (under mu) */
+	int quit;     /* the thread may end: its worker is stopped (under mu) */
 	int started;  /* its worker was started (and not yet adopted or stopped) */
+	int taken;    /* spawn_worker took its worker, or its failure */
 	char uuid[64];
 	struct kj_worker_opts wo;
 	double timeout_s;
@@ -637,33 +644,61 @@ struct kjj_prespawn {
 static void *prespawn_main(void *arg)
 {
 	struct kjj_prespawn *p = arg;
+	int started = 0, rc;
 	kj_err_init(&p->err);
-	if ((p->rc = kj_worker_start(&p->w, &p->wo, &p->err)) == 0) {
-		p->started = 1;
-		p->rc = kj_worker_setup(&p->w, p->timeout_s, &p->res, &p->err);
+	if ((rc = kj_worker_start(&p->w, &p->wo, &p->err)) == 0) {
+		started = 1;
+		rc = kj_worker_setup(&p->w, p->timeout_s, &p->res, &p->err);
 	}
+	pthread_mutex_lock(&p->mu);
+	p->rc = rc;
+	p->started = started;
+	p->done = 1;
+	pthread_cond_broadcast(&p->cv);
+	while (!p->quit)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
-static void prespawn_join(struct judge *j)
+/* Waits until the worker started ahead is up (or failed). */
+void kjj_prespawn_wait(struct judge *j)
 {
 	struct kjj_prespawn *p = j->pre;
 	if (!p || !p->running)
 		return;
 	kjj_prof_begin(j, KJ_PROF_SPAWN);
-	pthread_join(p->th, NULL);
+	pthread_mutex_lock(&p->mu);
+	while (!p->done)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 	kjj_prof_end(j);
-	p->running = 0;
 }
 
-/* Stops a pre-spawned worker nobody took (an early verdict or error). */
+/* Stops a pre-spawned worker nobody took (an early verdict or error).  Its
+ * thread ends in prespawn_end, once no worker it forked lives. */
 static void prespawn_release(struct judge *j)
 {
-	prespawn_join(j);
+	kjj_prespawn_wait(j);
 	if (j->pre && j->pre->started) {
 		kj_worker_stop(&j->pre->w);
 		j->pre->started = 0;
 	}
+}
+
+static void prespawn_end(struct judge *j)
+{
+	struct kjj_prespawn *p = j->pre;
+	if (!p || !p->running)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->th, NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	p->running = 0;
 }
 
 /* Starts the worker and, on a GPU, its CUDA context (or takes the one
@@ -675,9 +710,10 @@ static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
 	struct kj_call_result res;
 	int rc, python = j->py != NULL;
 
-	if (j->pre && (j->pre->running || j->pre->started)) {
+	if (j->pre && j->pre->running && !j->pre->taken) {
 		struct kjj_prespawn *p = j->pre;
-		prespawn_join(j);
+		kjj_prespawn_wait(j);
+		p->taken = 1;
 		if (!p->started) {
 			*j->err = p->err;
 			return p->rc;
@@ -824,8 +860,13 @@ static void prespawn_start(struct judge *j, struct kjj_prespawn *p, char *scratc
 		return;
 	worker_opts(j, scratch, unconfined, p->uuid, &p->wo);
 	p->timeout_s = j->o->call_timeout_s;
-	if (pthread_create(&p->th, NULL, prespawn_main, p))
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	if (pthread_create(&p->th, NULL, prespawn_main, p)) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
 		return;
+	}
 	p->running = 1;
 	j->pre = p;
 }
@@ -938,7 +979,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			j.calib = &calib;
 		} else {
 			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
-			prespawn_join(&j); /* its context is made before anything is timed */
+			kjj_prespawn_wait(&j); /* its context is made before anything is timed */
 			rc = kj_gpu_calibrate(j.gpu, &calib, err);
 			if (rc == 0) {
 				kj_calib_store(o->cache_dir, &calib);
@@ -1052,8 +1093,8 @@ start_worker:
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
 	/* the GPU's baseline, while no process of this candidate exists (the
-	 * worker started ahead holds nothing of it, and its context is made) */
-	prespawn_join(&j);
+	 * worker started ahead holds nothing of it; the baseline waits for its
+	 * context before it times: kjj_prespawn_wait) */
 	if (j.gpu && !o->no_perf) {
 		ts = kjj_now_s();
 		kjj_prof_begin(&j, KJ_PROF_BASELINE);
@@ -1094,6 +1135,7 @@ out:
 	kjj_prof_begin(&j, KJ_PROF_TEARDOWN);
 	prespawn_release(&j);
 	stop_worker(&j);
+	prespawn_end(&j);
 	kjj_unpin(&pin);
 	if (j.gpu) {
 		kjj_gpu_release(&j);
