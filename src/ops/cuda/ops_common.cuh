@@ -120,6 +120,49 @@ static inline unsigned kj_blocks(const kj_gpu *g, int64_t n, int block)
 					  cudaGetErrorString(kj_le_), cudaGetErrorName(kj_le_)); \
 	} while (0)
 
+/* ---- launch helpers of the op families (from ops_misc.cu) ---- */
+
+#define KJM_CHECK(err, what) KJ_LAUNCH_CHECK(err, what)
+
+static inline unsigned grid_cap(int64_t want, int64_t cap)
+{
+	if (want < 1)
+		want = 1;
+	return (unsigned)(want < cap ? want : cap);
+}
+
+/* Blocks for a kernel that gives each block whole rows (a block-stride
+ * loop over rows, threads along the row). */
+static inline unsigned row_blocks(const kj_gpu *g, int64_t rows)
+{
+	return grid_cap(rows, (int64_t)g->info.sm_count * 16);
+}
+
+/* `return CALL` with T the element type of the buffers (double for the
+ * reference); the statement that follows is unreachable. */
+#define KJM_FLOAT_DISPATCH(n, reference, CALL) \
+	if (reference) { \
+		typedef double T; \
+		return CALL; \
+	} \
+	switch ((n)->in[0].dtype) { \
+	case KJ_F32: { \
+		typedef float T; \
+		return CALL; \
+	} \
+	case KJ_F16: { \
+		typedef __half T; \
+		return CALL; \
+	} \
+	case KJ_BF16: { \
+		typedef __nv_bfloat16 T; \
+		return CALL; \
+	} \
+	default: \
+		return kj_err_set(err, KJ_E_INTERNAL, "%s: dtype %s is not floating point", \
+				  (n)->op->name, kj_dtype_name((n)->in[0].dtype)); \
+	}
+
 /* ---- warp and block merges of arbitrary (POD) states ---- */
 
 template <class S> __device__ __forceinline__ S kj_shfl_down(S v, int off)

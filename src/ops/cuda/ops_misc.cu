@@ -47,28 +47,13 @@
 #include "ops/cuda/ops_common.cuh"
 #include "ops/cuda/mma.cuh"
 #include "ops/cuda/ops_attn_cudnn.h"
+#include "ops/cuda/ops_rowred.cuh"
 
 #include <limits.h>
 #include <stdio.h>
 
 extern "C" {
 #include "ops/table_d.h"
-}
-
-#define KJM_CHECK(err, what) KJ_LAUNCH_CHECK(err, what)
-
-static unsigned grid_cap(int64_t want, int64_t cap)
-{
-	if (want < 1)
-		want = 1;
-	return (unsigned)(want < cap ? want : cap);
-}
-
-/* Blocks for a kernel that gives each block whole rows (a block-stride
- * loop over rows, threads along the row). */
-static unsigned row_blocks(const kj_gpu *g, int64_t rows)
-{
-	return grid_cap(rows, (int64_t)g->info.sm_count * 16);
 }
 
 static size_t elem_bytes(kj_dtype t, int reference)
@@ -1776,129 +1761,6 @@ int kj_cuda_group_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void
 			     n->present[2] ? in[2] : NULL, kjo_attr_f(n, 1, 1e-5), err);
 }
 
-/* ================= reductions: norms and losses ================= */
-
-/* A reduction functor F provides: typedef S (the state), A (the arithmetic
- * type); init(); add(S, off) for element offset off of its operands;
- * merge(S, S); fin(S, row) the value of output `row`. */
-
-/* Writes value v of output `row` as T. */
-template <class T> struct kjm_sink {
-	T *y;
-	__device__ __forceinline__ void put(int64_t row, typename kjt<T>::acc v) const
-	{
-		y[row] = kjt<T>::st(v);
-	}
-};
-
-/* Rows of `len` contiguous elements (inner == 1): a block per (row, split);
- * with splits == 1 the block writes the result, else its partial state. */
-template <class F, class K>
-__global__ void red_rows_k(F f, K sink, int64_t rows, int64_t len, int splits, typename F::S *part)
-{
-	typedef typename F::S S;
-	__shared__ S red[32];
-	for (int64_t u = blockIdx.x; u < rows * splits; u += gridDim.x) {
-		int64_t r = u / splits, b = u - r * splits;
-		int64_t j0 = len * b / splits, j1 = len * (b + 1) / splits;
-		S s = F::init();
-		for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x)
-			s = f.add(s, r * len + j);
-		s = kj_block_merge<F>(s, red);
-		if (threadIdx.x == 0) {
-			if (splits == 1)
-				sink.put(r, f.fin(s, r));
-			else
-				part[u] = s;
-		}
-	}
-}
-
-/* Merges each row's partials in order. */
-template <class F, class K>
-__global__ void red_parts_k(F f, K sink, int64_t rows, int splits, const typename F::S *part)
-{
-	typedef typename F::S S;
-	__shared__ S red[32];
-	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-		S s = F::init();
-		/* thread t merges parts t, t + blockDim, ... then the block merges
-		 * them: an order fixed by the launch, so deterministic */
-		for (int b = threadIdx.x; b < splits; b += blockDim.x)
-			s = F::merge(s, part[r * splits + b]);
-		s = kj_block_merge<F>(s, red);
-		if (threadIdx.x == 0)
-			sink.put(r, f.fin(s, r));
-	}
-}
-
-/* A middle dim: a thread per (outer, inner) output. */
-template <class F, class K>
-__global__ void red_cols_k(F f, K sink, int64_t outer, int64_t len, int64_t inner)
-{
-	int64_t nout = outer * inner, stride = (int64_t)gridDim.x * blockDim.x;
-	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
-		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
-		typename F::S s = F::init();
-		/* unrolled so that several loads are in flight per thread (the
-		 * adds stay in order), as long as f.add has no branches: F_pnorm's
-		 * runtime choice of p keeps one load in flight (the float norm
-		 * uses pnorm_col_k) */
-#pragma unroll 8
-		for (int64_t j = 0; j < len; j++)
-			s = f.add(s, base + j * inner);
-		sink.put(oi, f.fin(s, oi));
-	}
-}
-
-/* Runs F over [outer, len, inner] into sink.  part space: g->workspace
- * from byte offset `woff`. */
-template <class F, class K>
-static int red_run(kj_gpu *g, const F &f, const K &sink, int64_t outer, int64_t len,
-		   int64_t inner, size_t woff, const char *what, struct kj_err *err)
-{
-	typedef typename F::S S;
-	int sms = g->info.sm_count;
-	if (outer * inner == 0)
-		return 0;
-	if (inner == 1) {
-		int64_t rows = outer;
-		int splits = 1;
-		if (rows < (int64_t)sms * 2 && len >= 16384) {
-			int64_t want = ((int64_t)sms * 4 + rows - 1) / rows, maxs = len / 4096;
-			splits = (int)(want < maxs ? want : maxs);
-			if (splits < 1)
-				splits = 1;
-		}
-		size_t need = woff + (size_t)rows * splits * sizeof(S);
-		if (splits > 1 && need > g->workspace_bytes)
-			splits = 1;
-		int threads = len >= 2048 ? 512 : len >= 256 ? 256 : 128;
-		S *part = (S *)((char *)g->workspace + woff);
-		red_rows_k<F, K><<<grid_cap(rows * splits, (int64_t)sms * 32), threads, 0, g->stream>>>(
-			f, sink, rows, len, splits, part);
-		if (splits > 1)
-			red_parts_k<F, K><<<grid_cap(rows, (int64_t)sms * 32), 256, 0, g->stream>>>(
-				f, sink, rows, splits, part);
-	} else {
-		red_cols_k<F, K><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(f, sink, outer,
-											 len, inner);
-	}
-	KJM_CHECK(err, what);
-	return 0;
-}
-
-template <class A> __device__ __forceinline__ A pterm_d(A x, int k, A p)
-{
-	A a = m_fabs(x);
-	return k == KJM_P1 ? a : k == KJM_P2 ? a * a : m_pow(a, p);
-}
-
-template <class A> __device__ __forceinline__ A proot_d(A s, int k, A p)
-{
-	return k == KJM_P1 ? s : k == KJM_P2 ? m_sqrt(s) : m_pow(s, (A)1 / p);
-}
-
 /* ---- norm, normalize ---- */
 
 template <class T> struct F_pnorm {
@@ -2207,31 +2069,6 @@ static int pnorm_run(kj_gpu *g, const void *x, void *y, int64_t outer, int64_t l
 	sink.y = (T *)y;
 	return red_run(g, f, sink, outer, len, inner, woff, what, err);
 }
-
-/* `return CALL` with T the element type of the buffers (double for the
- * reference); the statement that follows is unreachable. */
-#define KJM_FLOAT_DISPATCH(n, reference, CALL) \
-	if (reference) { \
-		typedef double T; \
-		return CALL; \
-	} \
-	switch ((n)->in[0].dtype) { \
-	case KJ_F32: { \
-		typedef float T; \
-		return CALL; \
-	} \
-	case KJ_F16: { \
-		typedef __half T; \
-		return CALL; \
-	} \
-	case KJ_BF16: { \
-		typedef __nv_bfloat16 T; \
-		return CALL; \
-	} \
-	default: \
-		return kj_err_set(err, KJ_E_INTERNAL, "%s: dtype %s is not floating point", \
-				  (n)->op->name, kj_dtype_name((n)->in[0].dtype)); \
-	}
 
 int kj_cuda_norm(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
 		 struct kj_err *err)
