@@ -94,6 +94,32 @@ template <class T> struct alignas(16) kjv {
 	T e[16 / sizeof(T)];
 };
 
+/* ---- element loaders: typed (vectorisable) or by runtime dtype ---- */
+
+template <class T> struct ld_typed {
+	typedef typename kjt<T>::acc A;
+	enum { N = kjv<T>::N };
+	const T *p;
+	__device__ __forceinline__ A ld(int64_t i) const { return kjt<T>::ld(p[i]); }
+	/* i a multiple of N from an aligned base */
+	__device__ __forceinline__ void ldv(int64_t i, A *v) const
+	{
+		kjv<T> e = *(const kjv<T> *)(p + i);
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			v[k] = kjt<T>::ld(e.e[k]);
+	}
+};
+
+template <class AT> struct ld_dyn {
+	typedef AT A;
+	enum { N = 1 };
+	const void *p;
+	int dt;
+	__device__ __forceinline__ A ld(int64_t i) const { return (A)kjd_load(dt, p, (size_t)i); }
+	__device__ __forceinline__ void ldv(int64_t i, A *v) const { v[0] = ld(i); }
+};
+
 static inline int kj_aligned16(const void *p)
 {
 	return ((uintptr_t)p & 15u) == 0;

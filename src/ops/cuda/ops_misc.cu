@@ -26,8 +26,6 @@
  *   embedding) move elements as opaque words of the element size (8 bytes in
  *   the reference), so one kernel serves every dtype; contiguous copies use
  *   the widest word (up to 16 bytes) that every offset and length allows.
- * - cumprod: a block scan per row (a thread per column for a middle dim or
- *   integer input).
  * - batch_norm / instance_norm / group_norm: statistics of each segment
  *   (channel, instance or group) as (count, mean, m2): per thread from sums
  *   shifted by the thread's first value, merged across threads and blocks
@@ -1312,123 +1310,6 @@ int kj_cuda_embedding_check(kj_gpu *g, const kj_bnode *n, const void *const *in,
 	snprintf(msg, msglen, "embedding: index %.17g out of range [0, %lld) at position %lld", t,
 		 (long long)n->in[1].shape.d[0], (long long)bad);
 	return 1;
-}
-
-/* ================= cumprod ================= */
-
-#define KJM_SCAN_ITEMS 4
-
-/* One block per row, tiles of blockDim * 4: products in registers, a warp
- * scan and a scan of the warp products, a running carry between tiles. */
-template <class T>
-__global__ void cumprod_row_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t len)
-{
-	typedef kjt<T> tt;
-	typedef typename tt::acc A;
-	__shared__ A wp[32];
-	int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-	int64_t tile = (int64_t)blockDim.x * KJM_SCAN_ITEMS;
-	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-		const T *xr = x + r * len;
-		T *yr = y + r * len;
-		A carry = 1;
-		for (int64_t t0 = 0; t0 < len; t0 += tile) {
-			int64_t j = t0 + (int64_t)threadIdx.x * KJM_SCAN_ITEMS;
-			A v[KJM_SCAN_ITEMS];
-#pragma unroll
-			for (int k = 0; k < KJM_SCAN_ITEMS; k++)
-				v[k] = j + k < len ? tt::ld(xr[j + k]) : (A)1;
-#pragma unroll
-			for (int k = 1; k < KJM_SCAN_ITEMS; k++)
-				v[k] *= v[k - 1];
-			A tot = v[KJM_SCAN_ITEMS - 1], incl = tot;
-#pragma unroll
-			for (int off = 1; off < 32; off <<= 1) {
-				A u = __shfl_up_sync(0xffffffffu, incl, off);
-				if (lane >= off)
-					incl *= u;
-			}
-			/* the product of the lanes before this one */
-			A excl = __shfl_up_sync(0xffffffffu, incl, 1);
-			if (lane == 0)
-				excl = 1;
-			if (lane == 31)
-				wp[wid] = incl;
-			__syncthreads();
-			if (wid == 0) {
-				A w = lane < nw ? wp[lane] : (A)1;
-#pragma unroll
-				for (int off = 1; off < 32; off <<= 1) {
-					A u = __shfl_up_sync(0xffffffffu, w, off);
-					if (lane >= off)
-						w *= u;
-				}
-				wp[lane] = w;
-			}
-			__syncthreads();
-			A pre = carry * (wid > 0 ? wp[wid - 1] : (A)1) * excl;
-#pragma unroll
-			for (int k = 0; k < KJM_SCAN_ITEMS; k++)
-				if (j + k < len)
-					yr[j + k] = tt::st(pre * v[k]);
-			carry *= wp[nw - 1];
-			__syncthreads();
-		}
-	}
-}
-
-/* A middle dim or integer input: a thread per (outer, inner) run. */
-template <class A>
-__global__ void cumprod_col_k(const void *x, int xdt, void *y, int ydt, int64_t outer, int64_t len,
-			      int64_t inner)
-{
-	int64_t nout = outer * inner, stride = (int64_t)gridDim.x * blockDim.x;
-	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
-		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
-		A acc = 1;
-		for (int64_t j = 0; j < len; j++) {
-			acc *= (A)kjd_load(xdt, x, (size_t)(base + j * inner));
-			kjd_store(ydt, y, (size_t)(base + j * inner), (double)acc);
-		}
-	}
-}
-
-template <class T>
-static void cumprod_typed(kj_gpu *g, const void *x, void *y, int xdt, int ydt, int64_t outer,
-			  int64_t len, int64_t inner)
-{
-	if (inner == 1 && len > 64)
-		cumprod_row_k<T><<<grid_cap(outer, (int64_t)g->info.sm_count * 32),
-				   len >= 4096 ? 512 : 128, 0, g->stream>>>((const T *)x, (T *)y, outer,
-									    len);
-	else
-		cumprod_col_k<typename kjt<T>::acc><<<kj_blocks(g, outer * inner, 256), 256, 0,
-						      g->stream>>>(x, xdt, y, ydt, outer, len, inner);
-}
-
-int kj_cuda_cumprod(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, int reference,
-		    struct kj_err *err)
-{
-	int64_t outer, len, inner;
-	kj_dtype it = n->in[0].dtype;
-	int xdt = kj_buf_dt(it, reference), ydt = kj_buf_dt(n->out.dtype, reference);
-	kjo_split(&n->in[0].shape, kjm_dim(kjo_attr_i(n, 0, 0), n->in[0].shape.rank), &outer, &len,
-		  &inner);
-	if (outer * inner == 0 || len == 0)
-		return 0;
-	if (reference)
-		cumprod_typed<double>(g, in[0], out, xdt, ydt, outer, len, inner);
-	else if (it == KJ_F32)
-		cumprod_typed<float>(g, in[0], out, xdt, ydt, outer, len, inner);
-	else if (it == KJ_F16)
-		cumprod_typed<__half>(g, in[0], out, xdt, ydt, outer, len, inner);
-	else if (it == KJ_BF16)
-		cumprod_typed<__nv_bfloat16>(g, in[0], out, xdt, ydt, outer, len, inner);
-	else
-		cumprod_col_k<double><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
-			in[0], xdt, out, ydt, outer, len, inner);
-	KJM_CHECK(err, "cumprod");
-	return 0;
 }
 
 /* ================= channel normalisations ================= */

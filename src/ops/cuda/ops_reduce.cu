@@ -1,7 +1,7 @@
 /*
  * CUDA reductions of table A (sum, mean, prod, max, min, argmax, argmin,
- * logsumexp, var, std), the along-a-dim ops softmax, log_softmax and cumsum,
- * for the eager baseline and the reference.  Semantics mirror
+ * logsumexp, var, std) and the along-a-dim ops softmax and log_softmax, for
+ * the eager baseline and the reference (cumsum: ops_scan.cu).  Semantics mirror
  * src/ops/cpu/reduce_impl.h, NaN rules included; only the order of the
  * additions differs (tree instead of left to right).
  *
@@ -21,7 +21,7 @@
  * Softmax/log_softmax use online (max, sum) statistics: a warp per row up to
  * 1024 elements, else a block per row that keeps the row in shared memory
  * when it fits and otherwise reads it twice; a thread per column for a
- * middle dim.  Cumsum is a block scan per row (or a thread per column).
+ * middle dim.
  */
 #include <cooperative_groups.h>
 
@@ -32,32 +32,6 @@ namespace cg = cooperative_groups;
 struct kj_rpar {
 	int64_t corr;
 	int is_std;
-};
-
-/* ---- element loaders: typed (vectorisable) or by runtime dtype ---- */
-
-template <class T> struct ld_typed {
-	typedef typename kjt<T>::acc A;
-	enum { N = kjv<T>::N };
-	const T *p;
-	__device__ __forceinline__ A ld(int64_t i) const { return kjt<T>::ld(p[i]); }
-	/* i a multiple of N from an aligned base */
-	__device__ __forceinline__ void ldv(int64_t i, A *v) const
-	{
-		kjv<T> e = *(const kjv<T> *)(p + i);
-#pragma unroll
-		for (int k = 0; k < N; k++)
-			v[k] = kjt<T>::ld(e.e[k]);
-	}
-};
-
-template <class AT> struct ld_dyn {
-	typedef AT A;
-	enum { N = 1 };
-	const void *p;
-	int dt;
-	__device__ __forceinline__ A ld(int64_t i) const { return (A)kjd_load(dt, p, (size_t)i); }
-	__device__ __forceinline__ void ldv(int64_t i, A *v) const { v[0] = ld(i); }
 };
 
 /* ---- reducers ---- */
@@ -1170,121 +1144,4 @@ int kj_cuda_log_softmax(kj_gpu *g, const kj_bnode *n, const void *const *in, voi
 			int reference, struct kj_err *err)
 {
 	return softmax_run<true>(g, n, in[0], out, reference, err);
-}
-
-/* ---- cumsum ---- */
-
-#define KJ_SCAN_ITEMS 4
-
-/* One block per row, tiles of blockDim * 4 consecutive elements: a scan in
- * each thread's registers, a warp scan of the thread totals, a scan of the
- * warp totals, and a running carry from tile to tile. */
-template <class T>
-__global__ void cumsum_row_k(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t len)
-{
-	typedef kjt<T> tt;
-	typedef typename tt::acc A;
-	__shared__ A wsum[32];
-	int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-	int64_t tile = (int64_t)blockDim.x * KJ_SCAN_ITEMS;
-
-	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-		const T *xr = x + r * len;
-		T *yr = y + r * len;
-		A carry = 0;
-		for (int64_t t0 = 0; t0 < len; t0 += tile) {
-			int64_t j = t0 + (int64_t)threadIdx.x * KJ_SCAN_ITEMS;
-			A v[KJ_SCAN_ITEMS];
-#pragma unroll
-			for (int k = 0; k < KJ_SCAN_ITEMS; k++)
-				v[k] = j + k < len ? tt::ld(xr[j + k]) : (A)0;
-#pragma unroll
-			for (int k = 1; k < KJ_SCAN_ITEMS; k++)
-				v[k] += v[k - 1];
-			A tot = v[KJ_SCAN_ITEMS - 1], incl = tot;
-#pragma unroll
-			for (int off = 1; off < 32; off <<= 1) {
-				A u = __shfl_up_sync(0xffffffffu, incl, off);
-				if (lane >= off)
-					incl += u;
-			}
-			if (lane == 31)
-				wsum[wid] = incl;
-			__syncthreads();
-			if (wid == 0) {
-				A w = lane < nw ? wsum[lane] : (A)0;
-#pragma unroll
-				for (int off = 1; off < 32; off <<= 1) {
-					A u = __shfl_up_sync(0xffffffffu, w, off);
-					if (lane >= off)
-						w += u;
-				}
-				wsum[lane] = w;
-			}
-			__syncthreads();
-			A pre = carry + (wid > 0 ? wsum[wid - 1] : (A)0) + (incl - tot);
-#pragma unroll
-			for (int k = 0; k < KJ_SCAN_ITEMS; k++)
-				if (j + k < len)
-					yr[j + k] = tt::st(pre + v[k]);
-			carry += wsum[nw - 1];
-			__syncthreads();
-		}
-	}
-}
-
-/* A middle dim, or integer input (exact in double, i64 result): one thread
- * per (outer, inner) run, coalesced across inner. */
-template <class L>
-__global__ void cumsum_col_k(L x, void *y, int ydt, int64_t outer, int64_t len, int64_t inner)
-{
-	typedef typename L::A A;
-	int64_t nout = outer * inner, stride = (int64_t)gridDim.x * blockDim.x;
-	for (int64_t oi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; oi < nout; oi += stride) {
-		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
-		A acc = 0;
-		for (int64_t j = 0; j < len; j++) {
-			acc += x.ld(base + j * inner);
-			kjd_store(ydt, y, (size_t)(base + j * inner), (double)acc);
-		}
-	}
-}
-
-template <class T>
-static void cumsum_typed(kj_gpu *g, const void *x, void *y, int ydt, int64_t outer, int64_t len,
-			 int64_t inner)
-{
-	if (inner == 1 && len > 64) {
-		int threads = len >= 4096 ? 512 : 128;
-		cumsum_row_k<T><<<cap_grid(outer, g->info.sm_count * 32), threads, 0, g->stream>>>(
-			(const T *)x, (T *)y, outer, len);
-	} else {
-		cumsum_col_k<ld_typed<T>><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
-			ld_typed<T>{(const T *)x}, y, ydt, outer, len, inner);
-	}
-}
-
-int kj_cuda_cumsum(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
-		   int reference, struct kj_err *err)
-{
-	int64_t outer, len, inner;
-	kj_dtype it = n->in[0].dtype;
-	int ydt = kj_buf_dt(n->out.dtype, reference);
-
-	kjo_split(&n->in[0].shape, red_dim(n), &outer, &len, &inner);
-	if (outer * inner == 0 || len == 0)
-		return 0;
-	if (reference)
-		cumsum_typed<double>(g, in[0], out, ydt, outer, len, inner);
-	else if (it == KJ_F32)
-		cumsum_typed<float>(g, in[0], out, ydt, outer, len, inner);
-	else if (it == KJ_F16)
-		cumsum_typed<__half>(g, in[0], out, ydt, outer, len, inner);
-	else if (it == KJ_BF16)
-		cumsum_typed<__nv_bfloat16>(g, in[0], out, ydt, outer, len, inner);
-	else
-		cumsum_col_k<ld_dyn<double>><<<kj_blocks(g, outer * inner, 256), 256, 0, g->stream>>>(
-			ld_dyn<double>{in[0], (int)it}, out, ydt, outer, len, inner);
-	KJ_LAUNCH_CHECK(err, "cumsum");
-	return 0;
 }
