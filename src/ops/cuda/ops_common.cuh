@@ -146,7 +146,7 @@ static inline unsigned kj_blocks(const kj_gpu *g, int64_t n, int block)
 					  cudaGetErrorString(kj_le_), cudaGetErrorName(kj_le_)); \
 	} while (0)
 
-/* ---- launch helpers of the op families (from ops_misc.cu) ---- */
+/* ---- launch helpers of the op families ---- */
 
 #define KJM_CHECK(err, what) KJ_LAUNCH_CHECK(err, what)
 

@@ -12,7 +12,7 @@
 KJ_CUDA_OP_DECL(conv) KJ_CUDA_OP_DECL(conv_transpose) KJ_CUDA_OP_DECL(max_pool)
 KJ_CUDA_OP_DECL(avg_pool) KJ_CUDA_OP_DECL(adaptive_avg_pool)
 
-/* table D (ops_misc.cu) */
+/* table D (ops_attn.cu, ops_index.cu, ops_scan.cu: cumprod, ops_norm.cu, ops_loss.cu) */
 #define KJ_CUDA_OPS_D(X) \
 	X(sdpa) X(embedding) X(cat) X(narrow) X(pad) X(flip) X(where) X(masked_fill) X(triu) \
 	X(tril) X(cumprod) X(batch_norm) X(group_norm) X(instance_norm) X(norm) X(normalize) \
