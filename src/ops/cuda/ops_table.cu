@@ -19,7 +19,7 @@ KJ_CUDA_OP_DECL(avg_pool) KJ_CUDA_OP_DECL(adaptive_avg_pool)
 	X(cosine_similarity) X(kl_div) X(hinge_embedding_loss) X(huber_loss) X(smooth_l1_loss) \
 	X(triplet_margin_loss)
 KJ_CUDA_OPS_D(KJ_CUDA_OP_DECL)
-/* table E (ops_random.cu) */
+/* table E (ops_random.cu: rand_like, randn_like; ops_elementwise.cu: the comparisons) */
 #define KJ_CUDA_OPS_E(X) X(rand_like) X(randn_like) X(less) X(less_equal) X(greater) \
 	X(greater_equal)
 KJ_CUDA_OPS_E(KJ_CUDA_OP_DECL)
