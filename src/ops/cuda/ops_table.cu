@@ -23,7 +23,8 @@ KJ_CUDA_OPS_D(KJ_CUDA_OP_DECL)
 #define KJ_CUDA_OPS_E(X) X(rand_like) X(randn_like) X(less) X(less_equal) X(greater) \
 	X(greater_equal)
 KJ_CUDA_OPS_E(KJ_CUDA_OP_DECL)
-/* table F (ops_linalg2.cu) */
+/* table F (ops_linalg.cu: solve_triangular, cholesky; ops_resample.cu: interpolate,
+ * grid_sample) */
 #define KJ_CUDA_OPS_F(X) X(linalg_solve_triangular) X(linalg_cholesky) X(interpolate) \
 	X(grid_sample)
 KJ_CUDA_OPS_F(KJ_CUDA_OP_DECL)
