@@ -164,6 +164,21 @@ static inline unsigned row_blocks(const kj_gpu *g, int64_t rows)
 	return grid_cap(rows, (int64_t)g->info.sm_count * 16);
 }
 
+static inline int64_t ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* The normalised reduced dim, or -1 for all elements (dim=None). */
+static inline int red_dim(const kj_bnode *n)
+{
+	int d = -1;
+	if (kjo_attr_given(n, 0) &&
+	    kjo_norm_dim("", kjo_attr_i(n, 0, 0), n->in[0].shape.rank, &d, NULL, 0))
+		d = -1;
+	return d;
+}
+
 /* `return CALL` with T the element type of the buffers (double for the
  * reference); the statement that follows is unreachable. */
 #define KJM_FLOAT_DISPATCH(n, reference, CALL) \
