@@ -29,6 +29,7 @@
 #include "ops/cuda/ops_attn_cudnn.h"
 
 #include <limits.h>
+#include <pthread.h>
 
 extern "C" {
 #include "ops/table_d.h"
@@ -37,7 +38,41 @@ extern "C" {
 /* ================= scratch memory for sdpa ================= */
 
 #define KJM_MAX_DEV 64
+
+/* One pool per device for the whole process, made by the first sdpa that
+ * needs scratch on that device and never destroyed (keeping its memory
+ * between calls is the point).  Serve's and run's evaluation threads may
+ * make that first call at the same time, so the table is read and written
+ * only under kjm_pool_lock. */
 static cudaMemPool_t kjm_pool[KJM_MAX_DEV];
+static pthread_mutex_t kjm_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The pool of device d (0 <= d < KJM_MAX_DEV) into *pool, made on first
+ * use; returns the runtime's error, the table unchanged on failure. */
+static cudaError_t pool_of(int d, cudaMemPool_t *pool)
+{
+	cudaError_t rc = cudaSuccess;
+	pthread_mutex_lock(&kjm_pool_lock);
+	if (!kjm_pool[d]) {
+		cudaMemPoolProps props;
+		cudaMemPool_t made = NULL;
+		uint64_t keep = UINT64_MAX;
+		memset(&props, 0, sizeof(props));
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = d;
+		rc = cudaMemPoolCreate(&made, &props);
+		if (rc == cudaSuccess)
+			rc = cudaMemPoolSetAttribute(made, cudaMemPoolAttrReleaseThreshold, &keep);
+		if (rc == cudaSuccess)
+			kjm_pool[d] = made;
+		else if (made)
+			cudaMemPoolDestroy(made);
+	}
+	*pool = kjm_pool[d];
+	pthread_mutex_unlock(&kjm_pool_lock);
+	return rc;
+}
 
 /* Stream-ordered scratch from a private pool of g's device that keeps its
  * memory (release threshold: unlimited).  Free with cudaFreeAsync on
@@ -45,20 +80,11 @@ static cudaMemPool_t kjm_pool[KJM_MAX_DEV];
 static int scratch_alloc(kj_gpu *g, size_t bytes, void **p, struct kj_err *err)
 {
 	int d = g->device;
+	cudaMemPool_t pool;
 	if (d < 0 || d >= KJM_MAX_DEV)
 		return kj_err_set(err, KJ_E_UNSUPPORTED, "sdpa: device %d out of range", d);
-	if (!kjm_pool[d]) {
-		cudaMemPoolProps props;
-		uint64_t keep = UINT64_MAX;
-		memset(&props, 0, sizeof(props));
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = d;
-		KJ_CUDA_CHECK(err, cudaMemPoolCreate(&kjm_pool[d], &props));
-		KJ_CUDA_CHECK(err, cudaMemPoolSetAttribute(kjm_pool[d], cudaMemPoolAttrReleaseThreshold,
-							   &keep));
-	}
-	KJ_CUDA_CHECK(err, cudaMallocFromPoolAsync(p, bytes, kjm_pool[d], g->stream));
+	KJ_CUDA_CHECK(err, pool_of(d, &pool));
+	KJ_CUDA_CHECK(err, cudaMallocFromPoolAsync(p, bytes, pool, g->stream));
 	return 0;
 }
 

@@ -689,7 +689,10 @@ int kj_cuda_tril(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
 
 /* ---- embedding ---- */
 
-/* The smallest position whose index is out of range; all ones when none. */
+/* The smallest position whose index is out of range; all ones when none.
+ * One per device: kj_cuda_embedding resets it and kj_cuda_embedding_check
+ * reads it on the op's stream; that needs one thread driving a device at a
+ * time, as run, worker and serve do (one evaluation thread per GPU). */
 __device__ unsigned long long kjm_emb_bad;
 
 /* A warp per index: row idx of the table (D words) into output row e. */

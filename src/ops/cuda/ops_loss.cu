@@ -116,7 +116,9 @@ int kj_cuda_mse_loss(kj_gpu *g, const kj_bnode *n, const void *const *in, void *
 
 /* ---- cross_entropy ---- */
 
-/* The smallest row whose target is out of range; all ones when none. */
+/* The smallest row whose target is out of range; all ones when none.  One
+ * per device, reset by kj_cuda_cross_entropy and read by its check on the
+ * op's stream, as kjm_emb_bad (ops_index.cu): one thread per device. */
 __device__ unsigned long long kj_ce_bad_row;
 
 template <class T>
