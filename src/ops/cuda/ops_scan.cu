@@ -28,16 +28,22 @@ extern "C" {
 
 #define KJ_SCAN_ITEMS 4
 
-/* The product of the lanes before this one is taken from the neighbour's
- * inclusive value; the sum subtracts the lane's own total instead (one
- * shuffle fewer, exact for the running sums that cumsum has always had). */
+/* An operator: its identity, its combination, and lanes_before, the
+ * combination of the lanes before this one from the lane's inclusive value
+ * and its own total.  The product takes it from the neighbour lane (a
+ * shuffle, which every lane runs before the block's barrier: SHUFFLES); the
+ * sum subtracts the lane's total (one shuffle fewer, the rounding cumsum
+ * has always had), after the barrier.  Those are the places the two
+ * hand-written scans had, so the template compiles to their machine code. */
 template <class A> struct scan_add {
+	enum { SHUFFLES = 0 };
 	static __device__ __forceinline__ A id() { return (A)0; }
 	static __device__ __forceinline__ A op(A a, A b) { return a + b; }
 	static __device__ __forceinline__ A lanes_before(A incl, A tot) { return incl - tot; }
 };
 
 template <class A> struct scan_mul {
+	enum { SHUFFLES = 1 };
 	static __device__ __forceinline__ A id() { return (A)1; }
 	static __device__ __forceinline__ A op(A a, A b) { return a * b; }
 	static __device__ __forceinline__ A lanes_before(A incl, A)
@@ -83,7 +89,7 @@ __global__ void scan_row_k(const T *__restrict__ x, T *__restrict__ y, int64_t r
 				if (lane >= off)
 					incl = O::op(incl, u);
 			}
-			A before = O::lanes_before(incl, tot);
+			A before = O::SHUFFLES ? O::lanes_before(incl, tot) : O::id();
 			if (lane == 31)
 				wtot[wid] = incl;
 			__syncthreads();
@@ -98,7 +104,8 @@ __global__ void scan_row_k(const T *__restrict__ x, T *__restrict__ y, int64_t r
 				wtot[lane] = w;
 			}
 			__syncthreads();
-			A pre = O::op(O::op(carry, wid > 0 ? wtot[wid - 1] : O::id()), before);
+			A pre = O::op(O::op(carry, wid > 0 ? wtot[wid - 1] : O::id()),
+				      O::SHUFFLES ? before : O::lanes_before(incl, tot));
 #pragma unroll
 			for (int k = 0; k < KJ_SCAN_ITEMS; k++)
 				if (j + k < len) {
@@ -121,13 +128,12 @@ __global__ void scan_col_k(L x, void *y, int ydt, int64_t outer, int64_t len, in
 		int64_t o = oi / inner, i = oi - o * inner, base = o * len * inner + i;
 		A acc = O::id();
 		for (int64_t p = 0; p < len; p++) {
-			int64_t at = base + scan_at<REV>(p, len) * inner;
-			A xv = x.ld(at);
-			if (!EXCL)
-				acc = O::op(acc, xv);
-			kjd_store(ydt, y, (size_t)at, (double)acc);
+			int64_t j = scan_at<REV>(p, len);
 			if (EXCL)
-				acc = O::op(acc, xv);
+				kjd_store(ydt, y, (size_t)(base + j * inner), (double)acc);
+			acc = O::op(acc, x.ld(base + j * inner));
+			if (!EXCL)
+				kjd_store(ydt, y, (size_t)(base + j * inner), (double)acc);
 		}
 	}
 }
