@@ -22,12 +22,13 @@ extern const int kj_ops_e_count;
 extern const kj_op kj_ops_f[];
 extern const int kj_ops_f_count;
 
-/* The flat table is built once, on the first lookup, under pthread_once:
- * serve's evaluation threads and run's compile pool may all make that first
- * lookup at the same time, and none may see a half-built table.  It is never
- * written after that. */
+/* The flat table (flat, nops) is the only mutable state of the registry: it
+ * is built once, on the first lookup from any thread, under pthread_once, so
+ * that serve's evaluation threads and run's compile pool, which may all make
+ * that first lookup at the same time, never see a half-built table; it is
+ * never written after that.  No caller needs to build it before starting
+ * threads. */
 #define KJ_MAX_OPS 256
-static const kj_op *all_ops[KJ_MAX_OPS];
 static kj_op flat[KJ_MAX_OPS];
 static int nops;
 static pthread_once_t built = PTHREAD_ONCE_INIT;
@@ -47,8 +48,6 @@ static void build_once(void)
 		flat[n++] = kj_ops_e[i];
 	for (int i = 0; i < kj_ops_f_count && n < KJ_MAX_OPS; i++)
 		flat[n++] = kj_ops_f[i];
-	for (int i = 0; i < n; i++)
-		all_ops[i] = &flat[i];
 	nops = n;
 }
 
@@ -61,8 +60,8 @@ const kj_op *kj_op_find(const char *name)
 {
 	build();
 	for (int i = 0; i < nops; i++)
-		if (!strcmp(all_ops[i]->name, name))
-			return all_ops[i];
+		if (!strcmp(flat[i].name, name))
+			return &flat[i];
 	return NULL;
 }
 

@@ -2,7 +2,8 @@
  * Table D of the op registry: signatures, shape/dtype rules and cost rules
  * of attention, indexing/layout, cumprod, channel normalisations, norms and
  * the losses of table_d.h.  The kernels are in src/ops/cpu/ (cpu64_d.c,
- * cpu32_d.c) and src/ops/cuda/ops_misc.cu.  Cost conventions: docs/ops.md.
+ * cpu32_d.c) and src/ops/cuda/ by family (docs/ops.md's index of ops).  Cost
+ * conventions: docs/ops.md.
  */
 #include <math.h>
 #include <stdio.h>

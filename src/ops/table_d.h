@@ -9,7 +9,8 @@
  * kj_ops_d is a static table that registry.c concatenates with the others;
  * nothing in it is allocated.  The CPU kernels are written once in
  * src/ops/cpu/misc_impl.h and compiled twice (cpu64_d.c, cpu32_d.c); the
- * CUDA ones are in src/ops/cuda/ops_misc.cu.  Their prototypes and the
+ * CUDA ones are in src/ops/cuda/ by family (ops_attn.cu, ops_index.cu,
+ * ops_scan.cu, ops_norm.cu, ops_loss.cu).  Their prototypes and the
  * precision-independent helpers that the shape rules, the CPU kernels and
  * the CUDA kernels share live here (static inline, no allocation).
  */

@@ -3,7 +3,8 @@
  * the random ops rand_like and randn_like and the comparisons less,
  * less_equal, greater, greater_equal (table_e.h defines rand_like's values).
  * The kernels are in src/ops/cpu/ (cpu64_e.c, cpu32_e.c from random_impl.h)
- * and src/ops/cuda/ops_random.cu. Cost conventions: docs/ops.md.
+ * and src/ops/cuda/ (ops_random.cu; the comparisons in ops_elementwise.cu).
+ * Cost conventions: docs/ops.md.
  */
 #include <stdio.h>
 #include <string.h>

@@ -27,7 +27,8 @@
  *
  * The helpers are static inline and marked __host__ __device__ under nvcc,
  * so the CPU kernels (src/ops/cpu/linalg2_impl.h) and the CUDA ones
- * (src/ops/cuda/ops_linalg2.cu) share them.  Nothing here allocates.
+ * (src/ops/cuda/ops_linalg.cu, ops_resample.cu) share them.  Nothing here
+ * allocates.
  */
 #ifndef KJ_OPS_TABLE_F_H
 #define KJ_OPS_TABLE_F_H

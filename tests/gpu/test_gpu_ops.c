@@ -831,7 +831,7 @@ static void conv_i8_cases(void)
 	unsetenv("KJ_CONV_I8");
 }
 
-/* Table D (ops_misc.cu) beyond the tasks: 16-bit dtypes, integer and bool
+/* Table D (ops_attn, ops_index, ops_scan, ops_norm, ops_loss .cu) beyond the tasks: 16-bit dtypes, integer and bool
  * operands, broadcasting, middle dims, every reduction mode of the losses,
  * the running-statistics paths of the norms and the embedding range error. */
 static void misc_cases(void)
@@ -969,7 +969,7 @@ static void misc_cases(void)
 		 "tol atol=1e-4 rtol=1e-5\n", NULL);
 	run_text("norm_f16_mid", "input x: f16[B, M, N] ~ normal\noutput y: f16[B, N]\ny = norm(x, dim=1)\n"
 		 "check B=3 M=50 N=9\n", NULL);
-	/* pnorm_cols (ops_misc.cu): 16-byte words or single elements, one chunk
+	/* pnorm_cols (ops_norm.cu): 16-byte words or single elements, one chunk
 	 * or partials merged by pnorm_fin_k, a partial last column block */
 	run_text("norm_mid_chunks", "input x: f32[B, M, N] ~ normal\noutput y: f32[B, N]\ny = norm(x, p=2.0, dim=1)\n"
 		 "check B=2 M=3000 N=64; B=3 M=17 N=5; B=2 M=1000 N=33; B=5 M=4097 N=3; B=3 M=300 N=2052; "

@@ -1,5 +1,5 @@
 /*
- * The 16-bit tensor-core step the fused attention kernels share (ops_misc.cu's
+ * The 16-bit tensor-core step the fused attention kernels share (ops_attn.cu's
  * flash kernel, ops_attn_decode.cu's split-KV kernel): mma.sync m16n8k16 with
  * f32 accumulation for bf16 and f16 operands, and the packing of two floats
  * into one A/B fragment register (lo in the low half, the lower column).

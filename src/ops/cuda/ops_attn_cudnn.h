@@ -1,7 +1,7 @@
 /*
  * cuDNN's fused attention for the 16-bit eager baseline's sdpa
  * (ops_attn_cudnn.cu), and the choice between it and the own fused kernel
- * of ops_misc.cu.  Only for the CUDA sources in src/ops/cuda/.
+ * of ops_attn.cu.  Only for the CUDA sources in src/ops/cuda/.
  *
  * The plans live in g->attn (made on first use, freed by
  * kj_cuda_attn_release from kj_gpu_close).  g->sdpa_path names the route
@@ -38,7 +38,7 @@ int kj_sdpa_path_forced(void);
 int kj_sdpa_cudnn(kj_gpu *g, kj_dtype dt, const kjm_attn *a, const void *const *in, void *out,
 		  int *handled, struct kj_err *err);
 
-/* The own fused kernel of ops_misc.cu for a shape it serves. */
+/* The own fused kernel of ops_attn.cu for a shape it serves. */
 typedef int (*kj_sdpa_fused_fn)(kj_gpu *g, const kjm_attn *a, const void *const *in, void *out,
 				struct kj_err *err);
 

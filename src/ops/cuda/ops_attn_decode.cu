@@ -3,7 +3,7 @@
  * rows (L <= 16, e.g. the G query heads of a grouped-query decode step that
  * share one KV head) over many keys, not causal, E == Ev in {64, 128}.
  *
- * The GEMM path and the fused kernel of ops_misc.cu give such shapes one CTA
+ * The GEMM path and the fused kernel of ops_attn.cu give such shapes one CTA
  * per batch matrix or launch three kernels over a scratch matrix of scores;
  * the op is bound by reading K and V once, so here the keys of each batch
  * matrix are cut into chunks, one CTA of 4 warps per (batch matrix, chunk),

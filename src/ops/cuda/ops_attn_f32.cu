@@ -2,12 +2,12 @@
  * Fused f32 sdpa for the eager baseline: a flash-style kernel whose two
  * products run on the tensor cores in the "3xTF32" mode, as PyTorch's
  * memory-efficient kernel does for f32 on sm80+, instead of materialising
- * the scores (two SIMT SGEMMs and a softmax kernel, ops_misc.cu sdpa_run).
+ * the scores (two SIMT SGEMMs and a softmax kernel, ops_attn.cu sdpa_run).
  * q [batch, L, E], k and v [batch, S, E], o [batch, L, E], E == Ev in
  * {64, 128}, any L, S >= 1, causal (top-left: key j visible to query i iff
  * j <= i, as kjm_attn_keys) or not.
  *
- * Dispatch (kj_sdpa_f32, called first by ops_misc.cu's kj_cuda_sdpa for an
+ * Dispatch (kj_sdpa_f32, called first by ops_attn.cu's kj_cuda_sdpa for an
  * f32 baseline): E == Ev in {64, 128}, 16-byte aligned q, k, v and o, a
  * grid of at most INT_MAX CTAs, and not decode-like (L <= 16 query rows
  * over S > 1024 keys: one CTA walks a batch matrix's keys, too few CTAs);

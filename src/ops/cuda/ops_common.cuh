@@ -94,6 +94,32 @@ template <class T> struct alignas(16) kjv {
 	T e[16 / sizeof(T)];
 };
 
+/* ---- element loaders: typed (vectorisable) or by runtime dtype ---- */
+
+template <class T> struct ld_typed {
+	typedef typename kjt<T>::acc A;
+	enum { N = kjv<T>::N };
+	const T *p;
+	__device__ __forceinline__ A ld(int64_t i) const { return kjt<T>::ld(p[i]); }
+	/* i a multiple of N from an aligned base */
+	__device__ __forceinline__ void ldv(int64_t i, A *v) const
+	{
+		kjv<T> e = *(const kjv<T> *)(p + i);
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			v[k] = kjt<T>::ld(e.e[k]);
+	}
+};
+
+template <class AT> struct ld_dyn {
+	typedef AT A;
+	enum { N = 1 };
+	const void *p;
+	int dt;
+	__device__ __forceinline__ A ld(int64_t i) const { return (A)kjd_load(dt, p, (size_t)i); }
+	__device__ __forceinline__ void ldv(int64_t i, A *v) const { v[0] = ld(i); }
+};
+
 static inline int kj_aligned16(const void *p)
 {
 	return ((uintptr_t)p & 15u) == 0;
@@ -119,6 +145,64 @@ static inline unsigned kj_blocks(const kj_gpu *g, int64_t n, int block)
 			return kj_err_set((err), KJ_E_CUDA, "%s: kernel launch failed: %s (%s)", (what), \
 					  cudaGetErrorString(kj_le_), cudaGetErrorName(kj_le_)); \
 	} while (0)
+
+/* ---- launch helpers of the op families ---- */
+
+#define KJM_CHECK(err, what) KJ_LAUNCH_CHECK(err, what)
+
+static inline unsigned grid_cap(int64_t want, int64_t cap)
+{
+	if (want < 1)
+		want = 1;
+	return (unsigned)(want < cap ? want : cap);
+}
+
+/* Blocks for a kernel that gives each block whole rows (a block-stride
+ * loop over rows, threads along the row). */
+static inline unsigned row_blocks(const kj_gpu *g, int64_t rows)
+{
+	return grid_cap(rows, (int64_t)g->info.sm_count * 16);
+}
+
+static inline int64_t ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* The normalised reduced dim, or -1 for all elements (dim=None). */
+static inline int red_dim(const kj_bnode *n)
+{
+	int d = -1;
+	if (kjo_attr_given(n, 0) &&
+	    kjo_norm_dim("", kjo_attr_i(n, 0, 0), n->in[0].shape.rank, &d, NULL, 0))
+		d = -1;
+	return d;
+}
+
+/* `return CALL` with T the element type of the buffers (double for the
+ * reference); the statement that follows is unreachable. */
+#define KJM_FLOAT_DISPATCH(n, reference, CALL) \
+	if (reference) { \
+		typedef double T; \
+		return CALL; \
+	} \
+	switch ((n)->in[0].dtype) { \
+	case KJ_F32: { \
+		typedef float T; \
+		return CALL; \
+	} \
+	case KJ_F16: { \
+		typedef __half T; \
+		return CALL; \
+	} \
+	case KJ_BF16: { \
+		typedef __nv_bfloat16 T; \
+		return CALL; \
+	} \
+	default: \
+		return kj_err_set(err, KJ_E_INTERNAL, "%s: dtype %s is not floating point", \
+				  (n)->op->name, kj_dtype_name((n)->in[0].dtype)); \
+	}
 
 /* ---- warp and block merges of arbitrary (POD) states ---- */
 

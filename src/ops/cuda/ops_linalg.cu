@@ -1,11 +1,13 @@
 /*
- * CUDA matmul, bmm and linear (table B).  The baseline calls cuBLAS in the
- * task dtype with float accumulation (CUBLAS_COMPUTE_32F under the default
- * math mode, so never TF32), as PyTorch eager does with TF32 off, unless
- * the task allows TF32 (`tf32 allowed`: CUBLAS_COMPUTE_32F_FAST_TF32 for
- * f32, kj_f32_compute); linear
- * with a bias uses cuBLASLt's bias epilogue as PyTorch's addmm does (a
- * separate bias kernel if Lt offers no algorithm).  The reference calls
+ * CUDA linear algebra: matmul, bmm and linear (table B), and below them
+ * table F's linalg_solve_triangular and linalg_cholesky.
+ *
+ * matmul, bmm, linear: the baseline calls cuBLAS in the task dtype with
+ * float accumulation (CUBLAS_COMPUTE_32F under the default math mode, so
+ * never TF32), as PyTorch eager does with TF32 off, unless the task allows
+ * TF32 (`tf32 allowed`: CUBLAS_COMPUTE_32F_FAST_TF32 for f32,
+ * kj_f32_compute); linear with a bias uses cuBLASLt's bias epilogue as
+ * PyTorch's addmm does (a separate bias kernel if Lt offers no algorithm).  The reference calls
  * DGEMM on the double buffers and adds a bias afterwards, as the CPU adds
  * it after the dot product.
  *
@@ -24,8 +26,42 @@
  * Both are exact (int32 wraps only past K = 131072 of -128 * -128).  The
  * reference runs the same DGEMM as for floats: i8 products and their sums
  * are exact in double.
+ *
+ * Table F's linear algebra (src/ops/table_f.h):
+ * linalg_solve_triangular: B copied into the output, then cuBLAS's TRSM in
+ * place there, as PyTorch eager does (cublasStrsm per matrix for a batch of
+ * at most 8, cublasStrsmBatched beyond; Dtrsm for the reference).  cuBLAS is
+ * column-major: a row-major n x k X is the column-major X^T, so A X = B is
+ * solved as X^T A^T = B^T (side right) and X A = B as A^T X^T = B^T (side
+ * left), with A^T's triangle the other one.  The batched call's pointer
+ * arrays are written by a small kernel into g->workspace (in chunks that
+ * fit it).
+ *
+ * linalg_cholesky: the f32 baseline for m <= 64 (chol_small_k) runs one
+ * warp per matrix, 4 a block for m <= 32 and 2 for m <= 64: the matrix is
+ * staged through shared memory (coalesced 16-byte loads when m % 4 == 0,
+ * row stride m | 1 so that per-row and per-column accesses are free of bank
+ * conflicts), lane r keeps rows r and r + 32 in registers (fully unrolled,
+ * padded to 32 or 64), and the factorisation is right-looking: per column
+ * a shuffle brings the pivot, each row divides by its square root, the
+ * column is broadcast through a double-buffered shared vector (one
+ * __syncwarp a column) and every row subtracts l_ij l_kj from its entries
+ * k > j; the rows go back through the tile (transposed for upper) to a
+ * coalesced store with zeros in the other triangle.  Shared memory: 17.5 KiB
+ * a block for m <= 32, 33.5 KiB for m <= 64.  The reference (double) and
+ * m > 64 use cholesky_k: one thread block per matrix, left-looking by
+ * column in the output buffer: column j's entries l_ij = a_ij - sum_k<j
+ * l_ik l_jk for i >= j, then the square root of the pivot and the division.
+ * Both read only A's lower triangle, subtract in the CPU kernel's order,
+ * and give NaN at a non-positive pivot (the CPU kernels report it), which
+ * then spreads to the later columns.  Float accumulation for the baseline,
+ * double for the reference.
  */
 #include "ops/cuda/ops_common.cuh"
+
+extern "C" {
+#include "ops/table_f.h"
+}
 
 #include <limits.h>
 
@@ -358,4 +394,403 @@ int kj_cuda_linear(kj_gpu *g, const kj_bnode *n, const void *const *in, void *ou
 	default:
 		return bias_launch<float>(g, out, bias, M, O, err);
 	}
+}
+
+/* ---- linalg_solve_triangular ---- */
+
+template <class T>
+__global__ void trsm_ptrs_k(const T *a, T *x, int64_t sa, int64_t sx, int64_t cnt,
+			    const T **pa, T **px)
+{
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < cnt; i += stride) {
+		pa[i] = a + i * sa;
+		px[i] = x + i * sx;
+	}
+}
+
+static cublasStatus_t trsm_one(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t fill,
+			       cublasDiagType_t diag, int m, int nn, const float *a, int lda,
+			       float *x, int ldx)
+{
+	const float one = 1.0f;
+	return cublasStrsm(h, side, fill, CUBLAS_OP_N, diag, m, nn, &one, a, lda, x, ldx);
+}
+
+static cublasStatus_t trsm_one(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t fill,
+			       cublasDiagType_t diag, int m, int nn, const double *a, int lda,
+			       double *x, int ldx)
+{
+	const double one = 1.0;
+	return cublasDtrsm(h, side, fill, CUBLAS_OP_N, diag, m, nn, &one, a, lda, x, ldx);
+}
+
+static cublasStatus_t trsm_many(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t fill,
+				cublasDiagType_t diag, int m, int nn, const float **a, int lda,
+				float **x, int ldx, int cnt)
+{
+	const float one = 1.0f;
+	return cublasStrsmBatched(h, side, fill, CUBLAS_OP_N, diag, m, nn, &one, a, lda, x, ldx,
+				  cnt);
+}
+
+static cublasStatus_t trsm_many(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t fill,
+				cublasDiagType_t diag, int m, int nn, const double **a, int lda,
+				double **x, int ldx, int cnt)
+{
+	const double one = 1.0;
+	return cublasDtrsmBatched(h, side, fill, CUBLAS_OP_N, diag, m, nn, &one, a, lda, x, ldx,
+				  cnt);
+}
+
+template <class T>
+static int trsm_run(kj_gpu *g, const kjf_trsm_geom *gm, const T *a, const T *b, T *x,
+		    struct kj_err *err)
+{
+	int64_t sa = gm->n * gm->n, sx = gm->n * gm->k;
+	/* row-major A's lower triangle is column-major A^T's upper one */
+	cublasFillMode_t fill = gm->upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+	cublasSideMode_t side = gm->left ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+	cublasDiagType_t diag = gm->unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+	int m = (int)(gm->left ? gm->k : gm->n), nn = (int)(gm->left ? gm->n : gm->k);
+	int ldx = m;
+	if (gm->batch == 0 || sx == 0)
+		return 0;
+	if (gm->n > INT_MAX || gm->k > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "linalg_solve_triangular: n=%lld k=%lld "
+				  "exceed cuBLAS's 32-bit sizes", (long long)gm->n, (long long)gm->k);
+	KJ_CUDA_CHECK(err, cudaMemcpyAsync(x, b, (size_t)(gm->batch * sx) * sizeof(T),
+					   cudaMemcpyDeviceToDevice, g->stream));
+	KJ_CUBLAS_CHECK(err, cublasSetStream(g->blas, g->stream));
+	KJ_CUBLAS_CHECK(err, cublasSetMathMode(g->blas, CUBLAS_DEFAULT_MATH));
+	if (gm->batch <= 8) {
+		for (int64_t q = 0; q < gm->batch; q++)
+			KJ_CUBLAS_CHECK(err, trsm_one(g->blas, side, fill, diag, m, nn, a + q * sa,
+						      (int)gm->n, x + q * sx, ldx));
+		return 0;
+	}
+	int64_t chunk = (int64_t)(g->workspace_bytes / (2 * sizeof(void *)));
+	if (chunk > INT_MAX)
+		chunk = INT_MAX;
+	const T **pa = (const T **)g->workspace;
+	T **px = (T **)((char *)g->workspace + (size_t)chunk * sizeof(void *));
+	for (int64_t q0 = 0; q0 < gm->batch; q0 += chunk) {
+		int64_t cnt = gm->batch - q0 < chunk ? gm->batch - q0 : chunk;
+		trsm_ptrs_k<T><<<kj_blocks(g, cnt, 256), 256, 0, g->stream>>>(
+			a + q0 * sa, x + q0 * sx, sa, sx, cnt, pa, px);
+		KJ_LAUNCH_CHECK(err, "linalg_solve_triangular");
+		KJ_CUBLAS_CHECK(err, trsm_many(g->blas, side, fill, diag, m, nn, pa, (int)gm->n, px,
+					       ldx, (int)cnt));
+	}
+	return 0;
+}
+
+int kj_cuda_linalg_solve_triangular(kj_gpu *g, const kj_bnode *n, const void *const *in,
+				    void *out, int reference, struct kj_err *err)
+{
+	kjf_trsm_geom gm;
+	kjf_trsm_geom_of(n, &gm);
+	if (reference)
+		return trsm_run<double>(g, &gm, (const double *)in[0], (const double *)in[1],
+					(double *)out, err);
+	if (n->in[0].dtype != KJ_F32)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "linalg_solve_triangular: dtype %s (only f32)",
+				  kj_dtype_name(n->in[0].dtype));
+	return trsm_run<float>(g, &gm, (const float *)in[0], (const float *)in[1], (float *)out,
+			       err);
+}
+
+/* ---- linalg_cholesky ---- */
+
+template <class T>
+__global__ void cholesky_k(const T *__restrict__ a, T *__restrict__ l, int64_t m, int upper)
+{
+	const T *A = a + (int64_t)blockIdx.x * m * m;
+	T *L = l + (int64_t)blockIdx.x * m * m;
+	for (int64_t e = threadIdx.x; e < m * m; e += blockDim.x) {
+		int64_t i = e / m, j = e - i * m;
+		L[e] = j <= i ? A[e] : (T)0;
+	}
+	__syncthreads();
+	for (int64_t j = 0; j < m; j++) {
+		for (int64_t i = j + threadIdx.x; i < m; i += blockDim.x) {
+			T v = L[i * m + j];
+			for (int64_t k = 0; k < j; k++)
+				v -= L[i * m + k] * L[j * m + k];
+			L[i * m + j] = v;
+		}
+		__syncthreads();
+		T p = L[j * m + j];
+		T d = p > (T)0 ? sqrt(p) : (T)NAN;
+		__syncthreads();
+		for (int64_t i = j + 1 + threadIdx.x; i < m; i += blockDim.x)
+			L[i * m + j] /= d;
+		if (threadIdx.x == 0)
+			L[j * m + j] = d;
+		__syncthreads();
+	}
+	if (upper) {
+		for (int64_t e = threadIdx.x; e < m * m; e += blockDim.x) {
+			int64_t i = e / m, j = e - i * m;
+			if (j < i) {
+				L[j * m + i] = L[e];
+				L[e] = (T)0;
+			}
+		}
+	}
+}
+
+/*
+ * The f32 baseline for m <= 64: one warp per matrix, MP = 32 (m <= 32) or 64
+ * the padded size.  Per warp, shared memory holds a staging tile of m rows
+ * with an odd row stride s (m | 1, so that lane r reading or writing row r,
+ * or column r, hits 32 different banks) and two column buffers of MP floats.
+ */
+template <int MP> struct chol_cfg {
+	static const int warps = MP > 32 ? 2 : 4;	  /* warps (matrices) per block */
+	static const int tile = MP * (MP + 1);		  /* floats of the staging tile */
+	static const int words = tile + 2 * MP;		  /* floats per warp */
+};
+
+/* Row r and column c of element number e (of n) of the walk that lane
+ * starts at e = lane and advances by 32: the division happens once. */
+struct chol_walk {
+	int r, c, dr, dc, w;
+	__device__ __forceinline__ chol_walk(int lane, int w_)
+	{
+		w = w_;
+		r = lane / w;
+		c = lane - r * w;
+		dr = 32 / w;
+		dc = 32 - dr * w;
+	}
+	__device__ __forceinline__ void next()
+	{
+		r += dr;
+		c += dc;
+		if (c >= w) {
+			c -= w;
+			r++;
+		}
+	}
+};
+
+/* Copies the m x m matrix g (contiguous, row-major) into tile t (row stride
+ * s), coalesced; vec: in 16-byte words (m % 4 == 0 and g 16-byte aligned),
+ * eight loads in flight per lane when m is MP. */
+template <int MP>
+__device__ __forceinline__ void chol_load(const float *__restrict__ g, float *t, int m, int s,
+					  int lane, int vec)
+{
+	if (vec && m == MP) {
+		const float4 *g4 = (const float4 *)g;
+#pragma unroll 1
+		for (int b = 0; b < MP * MP / 4; b += 256) {
+			float4 v[8];
+#pragma unroll
+			for (int u = 0; u < 8; u++)
+				v[u] = g4[b + 32 * u + lane];
+#pragma unroll
+			for (int u = 0; u < 8; u++) {
+				const int e = b + 32 * u + lane;
+				float *d = t + (e / (MP / 4)) * s + 4 * (e % (MP / 4));
+				d[0] = v[u].x;
+				d[1] = v[u].y;
+				d[2] = v[u].z;
+				d[3] = v[u].w;
+			}
+		}
+	} else if (vec) {
+		const float4 *g4 = (const float4 *)g;
+		chol_walk p(lane, m >> 2);
+		for (int e = lane; e < (m * m) >> 2; e += 32, p.next()) {
+			float4 v = g4[e];
+			float *d = t + p.r * s + 4 * p.c;
+			d[0] = v.x;
+			d[1] = v.y;
+			d[2] = v.z;
+			d[3] = v.w;
+		}
+	} else {
+		chol_walk p(lane, m);
+		for (int e = lane; e < m * m; e += 32, p.next())
+			t[p.r * s + p.c] = g[e];
+	}
+}
+
+/* The inverse of chol_load: tile t back to the m x m matrix g. */
+__device__ __forceinline__ void chol_store(const float *t, float *__restrict__ g, int m, int s,
+					   int lane, int vec)
+{
+	if (vec) {
+		float4 *g4 = (float4 *)g;
+		chol_walk p(lane, m >> 2);
+		for (int e = lane; e < (m * m) >> 2; e += 32, p.next()) {
+			const float *d = t + p.r * s + 4 * p.c;
+			g4[e] = make_float4(d[0], d[1], d[2], d[3]);
+		}
+	} else {
+		chol_walk p(lane, m);
+		for (int e = lane; e < m * m; e += 32, p.next())
+			g[e] = t[p.r * s + p.c];
+	}
+}
+
+/*
+ * Right-looking in registers: lane owns row r0 = lane (x0, columns < 32)
+ * and, when MP = 64, row r1 = lane + 32 (x1, columns < 64); rows >= m are
+ * zero padding and steps j >= m are skipped.  Step j: the pivot comes from
+ * the owner of row j by a shuffle, d = sqrt(pivot) (NaN unless > 0), each
+ * row i > j divides its column j entry by d (row j stores d), column j goes
+ * through a shared buffer (double-buffered, so one __syncwarp per step), and
+ * each row subtracts l_ij * l_kj from its entry k for k > j: a_ik ends as
+ * a_ik - sum_{j<k} l_ij l_kj, subtracted in j order as the CPU kernel does.
+ * The entries a row updates above its diagonal are never read back: the
+ * store writes zeros there.  Every register index is a compile-time
+ * constant (fully unrolled loops), so the rows stay in registers.
+ */
+template <int MP>
+__global__ void __launch_bounds__(32 * chol_cfg<MP>::warps)
+chol_small_k(const float *__restrict__ a, float *__restrict__ l, int m, int batch, int upper,
+	     int vec)
+{
+	extern __shared__ float4 chol_smem[];
+	const unsigned full = 0xffffffffu;
+	const int lane = (int)(threadIdx.x & 31), w = (int)(threadIdx.x >> 5);
+	const int q = (int)blockIdx.x * chol_cfg<MP>::warps + w;
+	if (q >= batch)
+		return;
+	float *t = (float *)chol_smem + w * chol_cfg<MP>::words;
+	float *cb = t + chol_cfg<MP>::tile;
+	const int s = m | 1, r0 = lane, r1 = lane + 32;
+	const size_t off = (size_t)q * (size_t)(m * m);
+	float x0[32], x1[MP];
+
+	chol_load<MP>(a + off, t, m, s, lane, vec);
+	__syncwarp();
+#pragma unroll
+	for (int k = 0; k < 32; k++)
+		x0[k] = k <= r0 && r0 < m ? t[r0 * s + k] : 0.0f;
+#pragma unroll
+	for (int k = 0; k < MP; k++)
+		x1[k] = MP > 32 && k <= r1 && r1 < m ? t[r1 * s + k] : 0.0f;
+
+#pragma unroll
+	for (int j = 0; j < MP; j++) {
+		if (j < m) {
+			float p = __shfl_sync(full, j < 32 ? x0[j & 31] : x1[j], j & 31);
+			float d = p > 0.0f ? sqrtf(p) : (float)NAN;
+			if (j < 32) {
+				if (r0 > j)
+					x0[j & 31] = x0[j & 31] / d;
+				else if (r0 == j)
+					x0[j & 31] = d;
+			}
+			if (MP > 32) {
+				if (r1 > j)
+					x1[j] = x1[j] / d;
+				else if (r1 == j)
+					x1[j] = d;
+			}
+			if (j + 1 < MP) {
+				float *c = cb + (j & 1) * MP;
+				const float4 *c4 = (const float4 *)c;
+				const float l0 = x0[j & 31], l1 = x1[j];
+				if (j < 31)
+					c[r0] = l0;
+				if (MP > 32)
+					c[r1] = l1;
+				__syncwarp();
+#pragma unroll
+				for (int g = 0; g < MP / 4; g++) {
+					if (4 * g + 3 > j) {
+						float4 v = c4[g];
+						const float cv[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+						for (int u = 0; u < 4; u++) {
+							const int k = 4 * g + u;
+							if (k > j && k < 32)
+								x0[k & 31] -= l0 * cv[u];
+							if (MP > 32 && k > j)
+								x1[k] -= l1 * cv[u];
+						}
+					}
+				}
+			}
+		}
+	}
+
+	__syncwarp();
+	if (r0 < m) {
+#pragma unroll
+		for (int k = 0; k < MP; k++) {
+			if (k < m) {
+				float v = k <= r0 && k < 32 ? x0[k & 31] : 0.0f;
+				if (upper)
+					t[k * s + r0] = v;
+				else
+					t[r0 * s + k] = v;
+			}
+		}
+	}
+	if (MP > 32 && r1 < m) {
+#pragma unroll
+		for (int k = 0; k < MP; k++) {
+			if (k < m) {
+				float v = k <= r1 ? x1[k] : 0.0f;
+				if (upper)
+					t[k * s + r1] = v;
+				else
+					t[r1 * s + k] = v;
+			}
+		}
+	}
+	__syncwarp();
+	chol_store(t, l + off, m, s, lane, vec);
+}
+
+template <int MP>
+static int chol_small_run(kj_gpu *g, const float *a, float *l, int64_t m, int64_t batch,
+			  int upper, struct kj_err *err)
+{
+	const int warps = chol_cfg<MP>::warps;
+	const size_t shm = (size_t)warps * chol_cfg<MP>::words * sizeof(float);
+	int vec = m % 4 == 0 && (uintptr_t)a % 16 == 0 && (uintptr_t)l % 16 == 0;
+	unsigned blocks = (unsigned)((batch + warps - 1) / warps);
+	chol_small_k<MP><<<blocks, 32 * warps, shm, g->stream>>>(a, l, (int)m, (int)batch, upper,
+								  vec);
+	KJ_LAUNCH_CHECK(err, "linalg_cholesky");
+	return 0;
+}
+
+int kj_cuda_linalg_cholesky(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out,
+			    int reference, struct kj_err *err)
+{
+	const kj_shape *s = &n->in[0].shape;
+	int64_t m = s->d[s->rank - 1], batch = m ? kjo_numel(s) / (m * m) : 0;
+	int upper = kjo_attr_i(n, KJF_CHOL_UPPER, 0) != 0;
+	int threads = m <= 64 ? 64 : 256;
+	if (batch == 0)
+		return 0;
+	if (batch > INT_MAX)
+		return kj_err_set(err, KJ_E_UNSUPPORTED, "linalg_cholesky: %lld matrices (at most %d)",
+				  (long long)batch, INT_MAX);
+	if (reference) {
+		cholesky_k<double><<<(unsigned)batch, threads, 0, g->stream>>>(
+			(const double *)in[0], (double *)out, m, upper);
+	} else {
+		if (n->in[0].dtype != KJ_F32)
+			return kj_err_set(err, KJ_E_UNSUPPORTED, "linalg_cholesky: dtype %s (only f32)",
+					  kj_dtype_name(n->in[0].dtype));
+		if (m <= 32)
+			return chol_small_run<32>(g, (const float *)in[0], (float *)out, m, batch, upper,
+						  err);
+		if (m <= 64)
+			return chol_small_run<64>(g, (const float *)in[0], (float *)out, m, batch, upper,
+						  err);
+		cholesky_k<float><<<(unsigned)batch, threads, 0, g->stream>>>(
+			(const float *)in[0], (float *)out, m, upper);
+	}
+	KJ_LAUNCH_CHECK(err, "linalg_cholesky");
+	return 0;
 }

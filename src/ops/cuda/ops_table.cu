@@ -12,18 +12,19 @@
 KJ_CUDA_OP_DECL(conv) KJ_CUDA_OP_DECL(conv_transpose) KJ_CUDA_OP_DECL(max_pool)
 KJ_CUDA_OP_DECL(avg_pool) KJ_CUDA_OP_DECL(adaptive_avg_pool)
 
-/* table D (ops_misc.cu) */
+/* table D (ops_attn.cu, ops_index.cu, ops_scan.cu: cumprod, ops_norm.cu, ops_loss.cu) */
 #define KJ_CUDA_OPS_D(X) \
 	X(sdpa) X(embedding) X(cat) X(narrow) X(pad) X(flip) X(where) X(masked_fill) X(triu) \
 	X(tril) X(cumprod) X(batch_norm) X(group_norm) X(instance_norm) X(norm) X(normalize) \
 	X(cosine_similarity) X(kl_div) X(hinge_embedding_loss) X(huber_loss) X(smooth_l1_loss) \
 	X(triplet_margin_loss)
 KJ_CUDA_OPS_D(KJ_CUDA_OP_DECL)
-/* table E (ops_random.cu) */
+/* table E (ops_random.cu: rand_like, randn_like; ops_elementwise.cu: the comparisons) */
 #define KJ_CUDA_OPS_E(X) X(rand_like) X(randn_like) X(less) X(less_equal) X(greater) \
 	X(greater_equal)
 KJ_CUDA_OPS_E(KJ_CUDA_OP_DECL)
-/* table F (ops_linalg2.cu) */
+/* table F (ops_linalg.cu: solve_triangular, cholesky; ops_resample.cu: interpolate,
+ * grid_sample) */
 #define KJ_CUDA_OPS_F(X) X(linalg_solve_triangular) X(linalg_cholesky) X(interpolate) \
 	X(grid_sample)
 KJ_CUDA_OPS_F(KJ_CUDA_OP_DECL)
