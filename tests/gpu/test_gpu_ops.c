@@ -618,6 +618,19 @@ static void linalg_norm_loss_cases(void)
 		 "y = normalize(x, p=1.0, dim=-1)\ncheck B=3 D=40000; B=5 D=999\n", NULL);
 	run_text("norm_rows_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"
 		 "y = norm(x, p=3.0, dim=1)\ncheck B=2 D=100003; B=70 D=2049\n", NULL);
+	/* kj_rows_pnorm / kj_rows_div (ops_norm_rows.cu): unsplit rows of >=
+	 * 1024 (>= 264 rows, or rows under 16384 long), each row's start at
+	 * another offset modulo 16 bytes, heads and tails of 0-3 (f32) and 0-7
+	 * (16-bit) elements */
+	run_text("normalize_rows_vec", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=1)\n"
+		 "check B=300 D=4099; B=270 D=1031; B=7 D=1024; B=3 D=9001\ntol atol=1e-9 rtol=1e-4\n", NULL);
+	run_text("normalize_rows_vec_p1_bf16", "input x: bf16[B, D] ~ normal\noutput y: bf16[B, D]\n"
+		 "y = normalize(x, p=1.0, dim=1)\ncheck B=300 D=2051; B=5 D=1029\n", NULL);
+	run_text("normalize_rows_vec_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=-1)\ncheck B=280 D=3003\n", NULL);
+	run_text("norm_rows_vec_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"
+		 "y = norm(x, p=3.0, dim=1)\ncheck B=280 D=3001; B=9 D=1025\n", NULL);
 	/* `tf32 allowed`: the f32 GEMMs (cuBLAS, cuBLASLt's bias epilogue) and a
 	 * conv (cuDNN, default math, tensor-op algorithms) on the TF32 route,
 	 * within a TF32-sized tolerance; then a strict task of the same

@@ -47,6 +47,7 @@
 #include "ops/cuda/ops_common.cuh"
 #include "ops/cuda/mma.cuh"
 #include "ops/cuda/ops_attn_cudnn.h"
+#include "ops/cuda/ops_norm_rows.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -2129,7 +2130,8 @@ __global__ void pnorm_rows_k(const T *__restrict__ x, T *__restrict__ y,
 
 /* red_run's geometry for inner == 1 (splits of very long rows when there
  * are few, threads by row length), with pnorm_rows_k; the partials of split
- * rows merge in red_parts_k as there. */
+ * rows merge in red_parts_k as there.  Unsplit rows of >= 1024 elements go
+ * to kj_rows_pnorm instead (16-byte words, its own order of additions). */
 template <class T, int KIND>
 static int pnorm_rows(kj_gpu *g, const T *x, T *y, int64_t rows, int64_t len,
 		      typename kjt<T>::acc p, size_t woff, const char *what, struct kj_err *err)
@@ -2147,6 +2149,12 @@ static int pnorm_rows(kj_gpu *g, const T *x, T *y, int64_t rows, int64_t len,
 	}
 	if (splits > 1 && woff + (size_t)rows * splits * sizeof(A) > g->workspace_bytes)
 		splits = 1;
+	if (splits == 1) {
+		/* long rows: 16-byte words at any alignment (ops_norm_rows.cu) */
+		int done, rc = kj_rows_pnorm(g, x, y, rows, len, KIND, (float)p, &done, err);
+		if (rc || done)
+			return rc;
+	}
 	int threads = len >= 2048 ? 512 : len >= 256 ? 256 : 128;
 	A *part = (A *)((char *)g->workspace + woff);
 	pnorm_rows_k<T, KIND><<<grid_cap(rows * splits, (int64_t)sms * 32), threads, 0, g->stream>>>(
@@ -2315,6 +2323,16 @@ static int normalize_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, s
 			  "normalize", err);
 	if (rc)
 		return rc;
+	if constexpr (sizeof(typename kjt<T>::acc) == sizeof(float)) {
+		if (inner == 1) {
+			/* long rows: 16-byte words at any alignment (ops_norm_rows.cu) */
+			int done;
+			rc = kj_rows_div(g, (const T *)x, (T *)y, (const T *)g->workspace, outer, len,
+					 (float)kjo_attr_f(n, 2, 1e-12), &done, err);
+			if (rc || done)
+				return rc;
+		}
+	}
 	if (inner == 1)
 		div_rows_k<T><<<row_blocks(g, outer), 256, 0, g->stream>>>(
 			(const T *)x, (T *)y, (const T *)g->workspace, outer, len,
