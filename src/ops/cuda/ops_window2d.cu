@@ -23,8 +23,9 @@
  * PyTorch's time, whose own direct kernels read through L1.
  *
  * The sums run in float in a fixed order (rows, then columns, of the
- * window), so results are the same on every run: a conv tap is skipped
- * where it falls in the padding (not multiplied by zero), a max pool skips
+ * window), so results are the same on every run: a conv multiplies the
+ * zeros of its padding as cuDNN's implicit zero padding does (the tile
+ * holds them; 3 x 3 and 3 x 1 kernels unrolled), a max pool skips
  * such taps too and keeps the first NaN it meets (as max_pool_k), an
  * average pool sums the clipped window and divides by avg_pool_k's count
  * (count_include_pad, ceil mode).  The bias is added to the float sum
@@ -59,7 +60,7 @@ struct kjw_geom {
 
 /* 8 blocks per SM (32 registers) where that does not spill: the 16-bit
  * average pool's conversions want a few more */
-template <class T, int OP>
+template <class T, int OP, int KH, int KW>
 __global__ void __launch_bounds__(KJW_THREADS, sizeof(T) == 4 || OP != KJW_AVG ? 8 : 6)
 	window2d_k(kjw_geom g, const T *__restrict__ x, const T *__restrict__ w,
 		   const T *__restrict__ b, T *__restrict__ y)
@@ -121,9 +122,13 @@ __global__ void __launch_bounds__(KJW_THREADS, sizeof(T) == 4 || OP != KJW_AVG ?
 	const int ox = ox0 + tx;
 	if (ox >= g.OW)
 		return;
-	A bias = 0;
+	A bias = 0, wreg[KH && KW ? KH * KW : 1];
 	if (OP == KJW_CONV && b)
 		bias = kjt<T>::ld(b[co]);
+	if (OP == KJW_CONV && KH && KW)
+#pragma unroll
+		for (int i = 0; i < (KH && KW ? KH * KW : 1); i++)
+			wreg[i] = wsm[i];
 	T *yp = y + plane * ((int64_t)g.OH * g.OW);
 	for (int i = 0; i < g.ry; i++) {
 		const int oyl = ty + i * rp, oy = oy0 + oyl;
@@ -134,18 +139,21 @@ __global__ void __launch_bounds__(KJW_THREADS, sizeof(T) == 4 || OP != KJW_AVG ?
 		const int iyw = oy * g.sh - g.ph, ixw = ox * g.sw - g.pw;
 		A acc;
 		if (OP == KJW_CONV) {
+			/* the tile holds zeros over the padding (as cuDNN's
+			 * implicit zero padding): no bounds tests per tap */
 			acc = 0;
-			for (int ky = 0; ky < g.kh; ky++) {
-				int iy = iyw + ky * g.dh;
-				if (iy < 0 || iy >= g.H)
-					continue;
-				const A *row = sp + ky * g.dh * g.tw;
-				const A *wr = wsm + ky * g.kw;
-				for (int kx = 0; kx < g.kw; kx++) {
-					int ix = ixw + kx * g.dw;
-					if (ix < 0 || ix >= g.W)
-						continue;
-					acc += row[kx * g.dw] * wr[kx];
+			if (KH && KW) {
+#pragma unroll
+				for (int ky = 0; ky < KH; ky++)
+#pragma unroll
+					for (int kx = 0; kx < KW; kx++)
+						acc += sp[ky * g.dh * g.tw + kx * g.dw] * wreg[KH && KW ? ky * KW + kx : 0];
+			} else {
+				for (int ky = 0; ky < g.kh; ky++) {
+					const A *row = sp + ky * g.dh * g.tw;
+					const A *wr = wsm + ky * g.kw;
+					for (int kx = 0; kx < g.kw; kx++)
+						acc += row[kx * g.dw] * wr[kx];
 				}
 			}
 			acc += bias;
@@ -198,11 +206,11 @@ static int64_t tile_rows(const kjc_geom *ge, int lbw, int ry)
 	return ((int64_t)(KJW_THREADS >> lbw) * ry - 1) * ge->s[1] + (ge->k[1] - 1) * ge->d[1] + 1;
 }
 
-template <class T, int OP>
+template <class T, int OP, int KH, int KW>
 static int launch(kj_gpu *g, const kjw_geom &kg, int64_t blocks, size_t smem, const void *x,
 		  const void *w, const void *b, void *y, struct kj_err *err)
 {
-	window2d_k<T, OP><<<(unsigned)blocks, KJW_THREADS, smem, g->stream>>>(
+	window2d_k<T, OP, KH, KW><<<(unsigned)blocks, KJW_THREADS, smem, g->stream>>>(
 		kg, (const T *)x, (const T *)w, (const T *)b, (T *)y);
 	KJ_LAUNCH_CHECK(err, OP == KJW_CONV ? "depthwise conv2d" : "pool2d");
 	return 0;
@@ -212,11 +220,19 @@ template <class T>
 static int launch_op(kj_gpu *g, int op, const kjw_geom &kg, int64_t blocks, size_t smem,
 		     const void *x, const void *w, const void *b, void *y, struct kj_err *err)
 {
+	/* the common depthwise kernels unrolled with their weights in
+	 * registers: a 3 x 3 conv at stride 1 spends ~6 instructions a tap
+	 * with run-time loops, which would make it bound by issue rather
+	 * than by its bytes */
+	if (op == KJW_CONV && kg.kh == 3 && kg.kw == 3)
+		return launch<T, KJW_CONV, 3, 3>(g, kg, blocks, smem, x, w, b, y, err);
+	if (op == KJW_CONV && kg.kh == 3 && kg.kw == 1)
+		return launch<T, KJW_CONV, 3, 1>(g, kg, blocks, smem, x, w, b, y, err);
 	if (op == KJW_CONV)
-		return launch<T, KJW_CONV>(g, kg, blocks, smem, x, w, b, y, err);
+		return launch<T, KJW_CONV, 0, 0>(g, kg, blocks, smem, x, w, b, y, err);
 	if (op == KJW_MAX)
-		return launch<T, KJW_MAX>(g, kg, blocks, smem, x, w, b, y, err);
-	return launch<T, KJW_AVG>(g, kg, blocks, smem, x, w, b, y, err);
+		return launch<T, KJW_MAX, 0, 0>(g, kg, blocks, smem, x, w, b, y, err);
+	return launch<T, KJW_AVG, 0, 0>(g, kg, blocks, smem, x, w, b, y, err);
 }
 
 int kj_window2d(kj_gpu *g, const kjc_geom *ge, kj_dtype dt, const void *x, const void *w,
