@@ -719,6 +719,9 @@ static void window2d_cases(void)
 	run_text("dwconv_7x7_narrow", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[C, 1, 7, 7] ~ kaiming\n"
 		 "output y: f32[N, C, H, W]\ny = conv2d(x, w, padding=3, groups=C)\n"
 		 "check N=2 C=3 H=100 W=13; N=1 C=2 H=64 W=30; N=1 C=1 H=9 W=200\n", NULL);
+	run_text("dwconv_3x3_dilated", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[C, 1, 3, 3] ~ kaiming\n"
+		 "output y: f32[N, C, H, W]\ny = conv2d(x, w, padding=2, dilation=2, groups=C)\n"
+		 "check N=2 C=3 H=50 W=61; N=1 C=2 H=1030 W=1\n", NULL);
 	run_text("dwconv_f16", "input x: f16[N, C, H, W] ~ normal\nparam w: f16[C, 1, 3, 3] ~ kaiming\n"
 		 "param b: f16[C] ~ uniform(-0.1, 0.1)\noutput y: f16[N, C, H, W]\n"
 		 "y = conv2d(x, w, b, padding=1, groups=C)\ncheck N=2 C=4 H=33 W=47\n"
