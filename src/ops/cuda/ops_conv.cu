@@ -25,7 +25,9 @@
  * to cudnnPoolingForward where cuDNN's pooling means the same as
  * PyTorch's (no dilation, floor mode) and the input fits
  * its 32-bit strides; dilated or ceil-mode pooling and the adaptive pools
- * use the kernels below (as PyTorch's native pooling kernels).
+ * use the kernels below (as PyTorch's native pooling kernels).  Before
+ * any of that, depthwise 2-D convs and 2-D pools of the float baseline go
+ * to the direct tile kernel of ops_window2d.cu where it applies.
  *
  * The reference (double buffers) is computed without cuDNN: a conv by
  * im2col + DGEMM in column chunks (a direct loop when a group's reduction

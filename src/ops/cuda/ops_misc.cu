@@ -40,7 +40,8 @@
  *   across the device.  The float baseline's norm over a middle dim has its
  *   own column kernel (pnorm_col_k: 16-byte loads, rows split across
  *   threads and blocks), over the last dim its own row kernel (pnorm_rows_k:
- *   red_rows_k's order, loads unrolled).  No atomics, so results are deterministic.
+ *   red_rows_k's order, loads unrolled; unsplit rows of >= 1024 elements,
+ *   and normalize's division of them, in ops_norm_rows.cu).  No atomics, so results are deterministic.
  * Integer indices (embedding) are checked in the kernel: the smallest bad
  * position goes to a device variable that kj_cuda_embedding_check reads.
  */
