@@ -618,15 +618,31 @@ static void linalg_norm_loss_cases(void)
 		 "y = normalize(x, p=1.0, dim=-1)\ncheck B=3 D=40000; B=5 D=999\n", NULL);
 	run_text("norm_rows_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"
 		 "y = norm(x, p=3.0, dim=1)\ncheck B=2 D=100003; B=70 D=2049\n", NULL);
-	/* kj_rows_pnorm / kj_rows_div (ops_norm_rows.cu): unsplit rows of >=
-	 * 1024 (>= 264 rows, or rows under 16384 long), each row's start at
+	/* ops_norm_rows.cu: unsplit rows of >= 1024 (>= 264 rows, or rows
+	 * under 16384 long) through kj_rows_pnorm / kj_rows_div, normalize's
+	 * rows of 16 KB to 1 MB through the cluster kernel; each row's start at
 	 * another offset modulo 16 bytes, heads and tails of 0-3 (f32) and 0-7
 	 * (16-bit) elements */
 	run_text("normalize_rows_vec", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
 		 "y = normalize(x, p=2.0, dim=1)\n"
 		 "check B=300 D=4099; B=270 D=1031; B=7 D=1024; B=3 D=9001\ntol atol=1e-9 rtol=1e-4\n", NULL);
+	/* rows_normalize_k: clusters of 1, 2, 4 and 8 blocks per row (16 KB
+	 * to 1 MB), more rows than resident clusters, a row past 1 MB (the
+	 * two kernels) */
+	run_text("normalize_rows_cluster", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=1)\n"
+		 "check B=600 D=4097; B=5 D=30001; B=700 D=65535; B=3 D=200001; B=2 D=300001\n"
+		 "tol atol=1e-9 rtol=1e-4\n", NULL);
+	/* the two-kernel path over the same long rows */
+	setenv("KJ_NORM_CLUSTER", "0", 1);
+	run_text("normalize_rows_2k", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=1)\ncheck B=280 D=65535; B=3 D=70001; B=300 D=4099\n"
+		 "tol atol=1e-9 rtol=1e-4\n", NULL);
+	unsetenv("KJ_NORM_CLUSTER");
 	run_text("normalize_rows_vec_p1_bf16", "input x: bf16[B, D] ~ normal\noutput y: bf16[B, D]\n"
-		 "y = normalize(x, p=1.0, dim=1)\ncheck B=300 D=2051; B=5 D=1029\n", NULL);
+		 "y = normalize(x, p=1.0, dim=1)\ncheck B=300 D=2051; B=5 D=1029; B=4 D=20001\n", NULL);
+	run_text("normalize_rows_cluster_p3_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
+		 "y = normalize(x, p=3.0, dim=1)\ncheck B=9 D=70001; B=300 D=8193\n", NULL);
 	run_text("normalize_rows_vec_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
 		 "y = normalize(x, p=2.0, dim=-1)\ncheck B=280 D=3003\n", NULL);
 	run_text("norm_rows_vec_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"

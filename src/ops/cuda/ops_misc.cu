@@ -41,7 +41,8 @@
  *   own column kernel (pnorm_col_k: 16-byte loads, rows split across
  *   threads and blocks), over the last dim its own row kernel (pnorm_rows_k:
  *   red_rows_k's order, loads unrolled; unsplit rows of >= 1024 elements,
- *   and normalize's division of them, in ops_norm_rows.cu).  No atomics, so results are deterministic.
+ *   and normalize's division of them, in ops_norm_rows.cu, whose one-kernel
+ *   normalize takes rows of 16 KB to 1 MB first).  No atomics, so results are deterministic.
  * Integer indices (embedding) are checked in the kernel: the smallest bad
  * position goes to a device variable that kj_cuda_embedding_check reads.
  */
@@ -2316,6 +2317,18 @@ static int normalize_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, s
 	nb = ((size_t)(outer * inner) * sizeof(T) + 255) & ~(size_t)255;
 	if (total == 0)
 		return 0;
+	if constexpr (sizeof(typename kjt<T>::acc) == sizeof(float)) {
+		if (inner == 1) {
+			/* rows of 16 KB to 1 MB: one kernel, x read once
+			 * (ops_norm_rows.cu) */
+			int done;
+			double p = kjo_attr_f(n, 0, 2.0);
+			rc = kj_rows_normalize(g, (const T *)x, (T *)y, outer, len, (int)kjm_pkind_of(p),
+					       (float)p, (float)kjo_attr_f(n, 2, 1e-12), &done, err);
+			if (rc || done)
+				return rc;
+		}
+	}
 	if (nb > g->workspace_bytes / 2)
 		return kj_err_set(err, KJ_E_UNSUPPORTED,
 				  "normalize: %lld norms do not fit the %zu-byte workspace",
