@@ -759,6 +759,8 @@ static void window2d_cases(void)
 		 "output y: f32[N, C, (H-2)/2+1, (W-2)/2+1]\n"
 		 "y = max_pool2d(x, 2, stride=2, padding=1, dilation=3)\ncheck N=2 C=3 H=80 W=100; N=1 C=2 H=75 W=67\n",
 		 NULL);
+	run_text("maxpool2d_ceil_direct", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, H/2, W/2]\n"
+		 "y = max_pool2d(x, 3, stride=2, ceil_mode=True)\ncheck N=2 C=3 H=64 W=90\n", NULL);
 	run_text("maxpool2d_bf16_direct", "input x: bf16[N, C, H, W] ~ normal\noutput y: bf16[N, C, H, W]\n"
 		 "y = max_pool2d(x, 3, stride=1, padding=1)\ncheck N=2 C=3 H=40 W=41\n", NULL);
 }
