@@ -47,6 +47,9 @@ static const kj_knob knobs[] = {
 	     "kernel)"),
 	KINT("KJ_GS_UNROLL", KJ_KNOB_TIMING, 1, 1, 4,
 	     "grid_sample's NCHW kernel: channel loop unrolled 2 or 4 times (another value: 1)"),
+	KINT("KJ_NORM_CLUSTER", KJ_KNOB_RESULTS, 1, 0, 1,
+	     "normalize over rows of 16 KB to 1 MB: one kernel, a cluster of blocks per row "
+	     "keeping it in shared memory (0: the norm kernel, then the division)"),
 	KINT("KJ_NORM_GRID", KJ_KNOB_TIMING, 0, 0, 1024,
 	     "layer_norm, rms_norm rows: N caps the grid at N blocks per SM, each looping over rows "
 	     "(0: a block per row)"),

@@ -618,6 +618,35 @@ static void linalg_norm_loss_cases(void)
 		 "y = normalize(x, p=1.0, dim=-1)\ncheck B=3 D=40000; B=5 D=999\n", NULL);
 	run_text("norm_rows_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"
 		 "y = norm(x, p=3.0, dim=1)\ncheck B=2 D=100003; B=70 D=2049\n", NULL);
+	/* ops_norm_rows.cu: unsplit rows of >= 1024 (>= 264 rows, or rows
+	 * under 16384 long) through kj_rows_pnorm / kj_rows_div, normalize's
+	 * rows of 16 KB to 1 MB through the cluster kernel; each row's start at
+	 * another offset modulo 16 bytes, heads and tails of 0-3 (f32) and 0-7
+	 * (16-bit) elements */
+	run_text("normalize_rows_vec", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=1)\n"
+		 "check B=300 D=4099; B=270 D=1031; B=7 D=1024; B=3 D=9001\ntol atol=1e-9 rtol=1e-4\n", NULL);
+	/* rows_normalize_k: clusters of 1, 2, 4 and 8 blocks per row (16 KB
+	 * to 1 MB), more rows than resident clusters, a row past 1 MB (the
+	 * two kernels) */
+	run_text("normalize_rows_cluster", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=1)\n"
+		 "check B=600 D=4097; B=5 D=30001; B=700 D=65535; B=3 D=200001; B=2 D=300001\n"
+		 "tol atol=1e-9 rtol=1e-4\n", NULL);
+	/* the two-kernel path over the same long rows */
+	setenv("KJ_NORM_CLUSTER", "0", 1);
+	run_text("normalize_rows_2k", "input x: f32[B, D] ~ normal\noutput y: f32[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=1)\ncheck B=280 D=65535; B=3 D=70001; B=300 D=4099\n"
+		 "tol atol=1e-9 rtol=1e-4\n", NULL);
+	unsetenv("KJ_NORM_CLUSTER");
+	run_text("normalize_rows_vec_p1_bf16", "input x: bf16[B, D] ~ normal\noutput y: bf16[B, D]\n"
+		 "y = normalize(x, p=1.0, dim=1)\ncheck B=300 D=2051; B=5 D=1029; B=4 D=20001\n", NULL);
+	run_text("normalize_rows_cluster_p3_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
+		 "y = normalize(x, p=3.0, dim=1)\ncheck B=9 D=70001; B=300 D=8193\n", NULL);
+	run_text("normalize_rows_vec_f16", "input x: f16[B, D] ~ normal\noutput y: f16[B, D]\n"
+		 "y = normalize(x, p=2.0, dim=-1)\ncheck B=280 D=3003\n", NULL);
+	run_text("norm_rows_vec_p3", "input x: f32[B, D] ~ normal\noutput y: f32[B]\n"
+		 "y = norm(x, p=3.0, dim=1)\ncheck B=280 D=3001; B=9 D=1025\n", NULL);
 	/* `tf32 allowed`: the f32 GEMMs (cuBLAS, cuBLASLt's bias epilogue) and a
 	 * conv (cuDNN, default math, tensor-op algorithms) on the TF32 route,
 	 * within a TF32-sized tolerance; then a strict task of the same
@@ -688,6 +717,54 @@ static void conv_nhwc_cases(const char *tag, const char *const shapes[6])
 	}
 }
 
+/* The direct 2-D window kernel (ops_window2d.cu): depthwise convs (with a
+ * channel multiplier, bias, stride, padding, dilation) and 2-D pools whose
+ * output planes have >= 1024 elements, so that they take it; shapes with
+ * odd extents, partial edge tiles, windows over the padding, and the 16-
+ * and 32-column tiles of narrow planes. */
+static void window2d_cases(void)
+{
+	run_text("dwconv_asym", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[C, 1, 3, 1] ~ kaiming\n"
+		 "output y: f32[N, C, H-2, W]\ny = conv2d(x, w, groups=C)\n"
+		 "check N=2 C=3 H=40 W=70; N=1 C=5 H=35 W=33; N=2 C=2 H=300 W=5\n", NULL);
+	run_text("dwconv_mult_dilated", "input x: f32[N, C, H, W] ~ normal\n"
+		 "param w: f32[2*C, 1, 3, 5] ~ kaiming\nparam b: f32[2*C] ~ uniform(-0.1, 0.1)\n"
+		 "output y: f32[N, 2*C, (H-1)/2+1, (W-7)/2+1]\n"
+		 "y = conv2d(x, w, b, stride=2, padding=[2, 1], dilation=2, groups=C)\n"
+		 "check N=2 C=3 H=70 W=141; N=1 C=2 H=65 W=80\n", NULL);
+	run_text("dwconv_7x7_narrow", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[C, 1, 7, 7] ~ kaiming\n"
+		 "output y: f32[N, C, H, W]\ny = conv2d(x, w, padding=3, groups=C)\n"
+		 "check N=2 C=3 H=100 W=13; N=1 C=2 H=64 W=30; N=1 C=1 H=9 W=200\n", NULL);
+	run_text("dwconv_3x3_dilated", "input x: f32[N, C, H, W] ~ normal\nparam w: f32[C, 1, 3, 3] ~ kaiming\n"
+		 "output y: f32[N, C, H, W]\ny = conv2d(x, w, padding=2, dilation=2, groups=C)\n"
+		 "check N=2 C=3 H=50 W=61; N=1 C=2 H=1030 W=1\n", NULL);
+	run_text("dwconv_f16", "input x: f16[N, C, H, W] ~ normal\nparam w: f16[C, 1, 3, 3] ~ kaiming\n"
+		 "param b: f16[C] ~ uniform(-0.1, 0.1)\noutput y: f16[N, C, H, W]\n"
+		 "y = conv2d(x, w, b, padding=1, groups=C)\ncheck N=2 C=4 H=33 W=47\n"
+		 "tol atol=0.02 rtol=1e-2\n", NULL);
+	run_text("dwconv_bf16_stride", "input x: bf16[N, C, H, W] ~ normal\nparam w: bf16[C, 1, 3, 3] ~ kaiming\n"
+		 "output y: bf16[N, C, (H-3)/3+1, (W-3)/3+1]\ny = conv2d(x, w, stride=3, groups=C)\n"
+		 "check N=2 C=3 H=100 W=101\ntol atol=0.02 rtol=1e-2\n", NULL);
+	run_text("avgpool2d_direct", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, H/3, W/3]\n"
+		 "y = avg_pool2d(x, 3)\ncheck N=2 C=3 H=100 W=200; N=1 C=2 H=98 W=101\n", NULL);
+	run_text("avgpool2d_ceil_nopad", "input x: f32[N, C, H, W] ~ normal\n"
+		 "output y: f32[N, C, H/2+1, W/2+1]\n"
+		 "y = avg_pool2d(x, [3, 5], stride=2, padding=[1, 2], ceil_mode=True, count_include_pad=False)\n"
+		 "check N=2 C=3 H=64 W=90; N=1 C=2 H=50 W=100\n", NULL);
+	run_text("avgpool2d_pad_f16", "input x: f16[N, C, H, W] ~ normal\n"
+		 "output y: f16[N, C, (H-1)/2+1, (W-1)/2+1]\n"
+		 "y = avg_pool2d(x, 3, stride=2, padding=1)\ncheck N=2 C=3 H=70 W=91\n"
+		 "tol atol=0.01 rtol=1e-2\n", NULL);
+	run_text("maxpool2d_dilated_direct", "input x: f32[N, C, H, W] ~ normal\n"
+		 "output y: f32[N, C, (H-2)/2+1, (W-2)/2+1]\n"
+		 "y = max_pool2d(x, 2, stride=2, padding=1, dilation=3)\ncheck N=2 C=3 H=80 W=100; N=1 C=2 H=75 W=67\n",
+		 NULL);
+	run_text("maxpool2d_ceil_direct", "input x: f32[N, C, H, W] ~ normal\noutput y: f32[N, C, H/2, W/2]\n"
+		 "y = max_pool2d(x, 3, stride=2, ceil_mode=True)\ncheck N=2 C=3 H=64 W=90\n", NULL);
+	run_text("maxpool2d_bf16_direct", "input x: bf16[N, C, H, W] ~ normal\noutput y: bf16[N, C, H, W]\n"
+		 "y = max_pool2d(x, 3, stride=1, padding=1)\ncheck N=2 C=3 H=40 W=41\n", NULL);
+}
+
 static void conv_pool_cases(void)
 {
 	static const char *const measured[6] = {
@@ -748,6 +825,7 @@ static void conv_pool_cases(void)
 		 "y = adaptive_avg_pool3d(x, [2, 3, 4])\ncheck N=2 C=3 D=7 H=6 W=9\n", NULL);
 	run_text("adaptive1d", "input x: f32[N, C, L] ~ normal\noutput y: f32[N, C, 5]\n"
 		 "y = adaptive_avg_pool1d(x, 5)\ncheck N=2 C=3 L=13; N=1 C=1 L=3\n", NULL);
+	window2d_cases();
 }
 
 /* i8 convs (ops_conv.cu conv_i8): i32 results, compared exactly, through

@@ -25,7 +25,9 @@
  * to cudnnPoolingForward where cuDNN's pooling means the same as
  * PyTorch's (no dilation, floor mode) and the input fits
  * its 32-bit strides; dilated or ceil-mode pooling and the adaptive pools
- * use the kernels below (as PyTorch's native pooling kernels).
+ * use the kernels below (as PyTorch's native pooling kernels).  Before
+ * any of that, depthwise 2-D convs and 2-D pools of the float baseline go
+ * to the direct tile kernel of ops_window2d.cu where it applies.
  *
  * The reference (double buffers) is computed without cuDNN: a conv by
  * im2col + DGEMM in column chunks (a direct loop when a group's reduction
@@ -35,6 +37,7 @@
 #include "ops/cuda/ops_common.cuh"
 
 #include "ops/cuda/cudnn_check.h"
+#include "ops/cuda/ops_window2d.h"
 #include <limits.h>
 #include <stdlib.h>
 
@@ -1155,6 +1158,12 @@ static int pools(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 		return 0;
 	if (kind == KJC_ADAPTIVE && kjc_vol(ge.out) == 1 && ge.cin == ge.cout && kjc_vol(ge.in) > 1)
 		return global_avg(g, ge, dt, reference, in[0], out, err);
+	if (!reference && kind != KJC_ADAPTIVE) {
+		/* 2-D pools: the direct kernel (ops_window2d.cu) */
+		int done;
+		if ((rc = kj_window2d(g, &ge, dt, in[0], NULL, NULL, out, &done, err)) || done)
+			return rc;
+	}
 	/* cuDNN's descriptors take 32-bit strides */
 	if (reference || kind == KJC_ADAPTIVE || !KJ_POOL_CUDNN ||
 	    ge.N * ge.cin * kjc_vol(ge.in) > INT_MAX)
@@ -1566,6 +1575,12 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 	if (!reference && dt == KJ_I8)
 		return conv_i8(g, ge, (const int8_t *)in[0], (const int8_t *)in[1],
 			       (const int32_t *)bias, (int32_t *)out, err);
+	if (!reference && kind == KJC_CONV) {
+		/* depthwise 2-D: the direct kernel (ops_window2d.cu) */
+		int done;
+		if ((rc = kj_window2d(g, &ge, dt, in[0], in[1], bias, out, &done, err)) || done)
+			return rc;
+	}
 	if (reference) {
 		if (kind == KJC_CONV)
 			return ref_conv(g, ge, (const double *)in[0], (const double *)in[1],

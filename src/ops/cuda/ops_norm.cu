@@ -21,9 +21,12 @@
  *   float baseline's norm over a middle dim has its own column kernel
  *   (pnorm_col_k: 16-byte loads, rows split across threads and blocks),
  *   over the last dim its own row kernel (pnorm_rows_k: red_rows_k's order,
- *   loads unrolled).  No atomics, so results are deterministic.
+ *   loads unrolled; unsplit rows of >= 1024 elements, and normalize's
+ *   division of them, in ops_norm_rows.cu, whose one-kernel normalize takes
+ *   rows of 16 KB to 1 MB first).  No atomics, so results are deterministic.
  */
 #include "ops/cuda/ops_common.cuh"
+#include "ops/cuda/ops_norm_rows.h"
 #include "ops/cuda/ops_rowred.cuh"
 
 #define KJ_NORM_CACHE_BYTES (96 * 1024)
@@ -807,7 +810,8 @@ __global__ void pnorm_rows_k(const T *__restrict__ x, T *__restrict__ y,
 
 /* red_run's geometry for inner == 1 (splits of very long rows when there
  * are few, threads by row length), with pnorm_rows_k; the partials of split
- * rows merge in red_parts_k as there. */
+ * rows merge in red_parts_k as there.  Unsplit rows of >= 1024 elements go
+ * to kj_rows_pnorm instead (16-byte words, its own order of additions). */
 template <class T, int KIND>
 static int pnorm_rows(kj_gpu *g, const T *x, T *y, int64_t rows, int64_t len,
 		      typename kjt<T>::acc p, size_t woff, const char *what, struct kj_err *err)
@@ -825,6 +829,12 @@ static int pnorm_rows(kj_gpu *g, const T *x, T *y, int64_t rows, int64_t len,
 	}
 	if (splits > 1 && woff + (size_t)rows * splits * sizeof(A) > g->workspace_bytes)
 		splits = 1;
+	if (splits == 1) {
+		/* long rows: 16-byte words at any alignment (ops_norm_rows.cu) */
+		int done, rc = kj_rows_pnorm(g, x, y, rows, len, KIND, (float)p, &done, err);
+		if (rc || done)
+			return rc;
+	}
 	int threads = len >= 2048 ? 512 : len >= 256 ? 256 : 128;
 	A *part = (A *)((char *)g->workspace + woff);
 	pnorm_rows_k<T, KIND><<<grid_cap(rows * splits, (int64_t)sms * 32), threads, 0, g->stream>>>(
@@ -960,6 +970,18 @@ static int normalize_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, s
 	nb = ((size_t)(outer * inner) * sizeof(T) + 255) & ~(size_t)255;
 	if (total == 0)
 		return 0;
+	if constexpr (sizeof(typename kjt<T>::acc) == sizeof(float)) {
+		if (inner == 1) {
+			/* rows of 16 KB to 1 MB: one kernel, x read once
+			 * (ops_norm_rows.cu) */
+			int done;
+			double p = kjo_attr_f(n, 0, 2.0);
+			rc = kj_rows_normalize(g, (const T *)x, (T *)y, outer, len, (int)kjm_pkind_of(p),
+					       (float)p, (float)kjo_attr_f(n, 2, 1e-12), &done, err);
+			if (rc || done)
+				return rc;
+		}
+	}
 	if (nb > g->workspace_bytes / 2)
 		return kj_err_set(err, KJ_E_UNSUPPORTED,
 				  "normalize: %lld norms do not fit the %zu-byte workspace",
@@ -968,6 +990,16 @@ static int normalize_run(kj_gpu *g, const kj_bnode *n, const void *x, void *y, s
 			  "normalize", err);
 	if (rc)
 		return rc;
+	if constexpr (sizeof(typename kjt<T>::acc) == sizeof(float)) {
+		if (inner == 1) {
+			/* long rows: 16-byte words at any alignment (ops_norm_rows.cu) */
+			int done;
+			rc = kj_rows_div(g, (const T *)x, (T *)y, (const T *)g->workspace, outer, len,
+					 (float)kjo_attr_f(n, 2, 1e-12), &done, err);
+			if (rc || done)
+				return rc;
+		}
+	}
 	if (inner == 1)
 		div_rows_k<T><<<row_blocks(g, outer), 256, 0, g->stream>>>(
 			(const T *)x, (T *)y, (const T *)g->workspace, outer, len,
