@@ -540,6 +540,141 @@ def _candidate_line(tb, path):
     return line
 
 
+def _describe(ex, tb, path):
+    """An exception of the candidate's as one line: its type, the candidate's
+    line, its message; a compiler's (Triton, load_inline) as "compile error:
+    ..." (the judge maps that prefix to compile_error)."""
+    line = _candidate_line(tb, path)
+    where = " (candidate.py:%d)" % line if line else ""
+    name = type(ex).__name__
+    text = str(ex).strip().splitlines()
+    text = text[-1] if text else ""
+    mod = type(ex).__module__ or ""
+    if "CompilationError" in name or mod.startswith("triton.compiler") or \
+            "Error building extension" in str(ex) or "Error compiling objects" in str(ex):
+        lines = [ln.strip() for ln in str(ex).strip().splitlines() if ln.strip()]
+        # Triton's message: "at L:C:", the source, a caret, the error last
+        head = lines[-1] if lines else ""
+        rest = " | ".join(lines[:-1])
+        return "compile error: %s%s: %s%s" % (name, where, head[:300], (" | " + rest)[:150] if rest else "")
+    return "%s%s: %s" % (name, where, text[:400])
+
+
+# ---- the sandbox of the timed process (docs/kernelbench.md, "The build step
+# and the sandbox") ----
+# The judge builds the seccomp filter (src/judge/pyfilter.c: a denylist of
+# exec, fork, sockets but AF_UNIX, ptrace, namespaces, mounts, bpf, perf
+# events, keyrings, io_uring...) and stages it as raw BPF; the worker
+# installs it on every thread at the end of its trusted SETUP, and the judge
+# reads /proc/PID/task/*/status itself before it sends LOAD.  The filter is
+# the enforcement; the audit hook only names what it refused.
+
+_SECCOMP_NR = {"x86_64": 317, "aarch64": 277}  # seccomp(2)
+_PR_SET_NO_NEW_PRIVS = 38
+_SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC = 1, 1
+# libc functions whose lookup through ctypes names an attempt the filter refuses
+_CTYPES_BLOCKED = {"execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve",
+                   "execveat", "fork", "vfork", "_Fork", "clone", "clone3", "system", "popen",
+                   "posix_spawn", "posix_spawnp", "syscall", "ptrace", "socket", "unshare", "setns",
+                   "mount", "process_vm_readv", "process_vm_writev"}
+
+
+def install_filter(path):
+    """Installs the seccomp filter in the file at path (raw BPF: struct
+    sock_filter[]) on every thread of this process (TSYNC), after no new
+    privileges.  Returns None, or a text saying why it could not."""
+    import ctypes
+    try:
+        with open(path, "rb") as f:
+            prog = f.read()
+    except OSError as e:
+        return "cannot read the seccomp filter %s: %s" % (path, e.strerror)
+    if not prog or len(prog) % 8 or len(prog) // 8 > 4096:
+        return "%s is not a BPF program (%d bytes)" % (path, len(prog))
+    machine = os.uname().machine
+    nr = _SECCOMP_NR.get(machine)
+    if nr is None:
+        return "no seccomp(2) system call number is known for %s" % machine
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    buf = ctypes.create_string_buffer(prog, len(prog))
+    fp = Fprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    zero = ctypes.c_ulong(0)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), zero, zero, zero) != 0:
+        return "prctl(PR_SET_NO_NEW_PRIVS) failed: %s" % os.strerror(ctypes.get_errno())
+    r = libc.syscall(ctypes.c_long(nr), ctypes.c_long(_SECCOMP_SET_MODE_FILTER),
+                     ctypes.c_long(_SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(fp))
+    if r < 0:
+        return "seccomp(SECCOMP_SET_MODE_FILTER) failed: %s" % os.strerror(ctypes.get_errno())
+    if r > 0:
+        return "seccomp(TSYNC): thread %d could not take the filter" % r
+    return None
+
+
+def watch_blocked(path_of_candidate, record):
+    """An audit hook (PEP 578, not removable) that appends to record what
+    the filter refuses when the candidate's Python asks for it: os.system,
+    os.fork, os.exec*, os.posix_spawn, subprocess, a socket other than
+    AF_UNIX, a ctypes lookup of execve and its kind.  It raises nothing: the
+    filter refuses; the worker then fails the call with what was recorded
+    and where (the candidate's line, else the library's file)."""
+    import socket as _socket
+    af_unix = _socket.AF_UNIX
+    getframe = sys._getframe
+
+    def where():
+        f = getframe(2)
+        other = None
+        while f is not None:
+            code = f.f_code
+            if code.co_filename == path_of_candidate():
+                return "candidate.py:%d" % f.f_lineno
+            if other is None and not code.co_filename.endswith("kjudge_pyworker.py"):
+                other = "%s:%d" % (os.path.basename(code.co_filename), f.f_lineno)
+            f = f.f_back
+        return other or "?"
+
+    def hook(event, args):
+        try:
+            note(event, args)
+        except Exception:  # noqa: BLE001 - a hook that raises would fail the audited call
+            pass
+
+    def note(event, args):
+        what = None
+        if event == "os.system":
+            what = "os.system(%r)" % (args[0],)
+        elif event in ("os.fork", "os.forkpty"):
+            what = event + "()"
+        elif event in ("os.exec", "os.posix_spawn"):
+            what = "%s(%r)" % (event, args[0])
+        elif event == "subprocess.Popen":
+            what = "subprocess.Popen(%r)" % (args[1] if args[1] is not None else args[0],)
+        elif event == "socket.__new__":
+            if len(args) > 1 and isinstance(args[1], int) and args[1] != af_unix and args[1] != -1:
+                what = "socket.socket(family=%d)" % args[1]
+        elif event == "ctypes.dlsym":
+            if len(args) > 1 and isinstance(args[1], str) and args[1] in _CTYPES_BLOCKED:
+                what = "ctypes lookup of %s" % args[1]
+        if what is not None and len(record) < 8:
+            record.append("%s at %s" % (what[:160], where()))
+
+    sys.addaudithook(hook)
+
+
+def blocked_text(record):
+    """The reason a call fails after the filter refused something, or None."""
+    if not record:
+        return None
+    text = "blocked by the sandbox: %s (the timed process may not run programs, start processes or open " \
+        "network sockets: the seccomp filter refuses them; builds run in the build step before it)" % \
+        "; ".join(record[:3])
+    del record[:]
+    return text
+
+
 def serve(backend, abi, cache, trace=False):
     import socket
     import time
@@ -718,20 +853,7 @@ def serve(backend, abi, cache, trace=False):
         return 0
 
     def describe(ex, tb):
-        line = _candidate_line(tb, st["path"])
-        where = " (candidate.py:%d)" % line if line else ""
-        name = type(ex).__name__
-        text = str(ex).strip().splitlines()
-        text = text[-1] if text else ""
-        mod = type(ex).__module__ or ""
-        if "CompilationError" in name or mod.startswith("triton.compiler") or \
-                "Error building extension" in str(ex):
-            lines = [ln.strip() for ln in str(ex).strip().splitlines() if ln.strip()]
-            # Triton's message: "at L:C:", the source, a caret, the error last
-            head = lines[-1] if lines else ""
-            rest = " | ".join(lines[:-1])
-            return "compile error: %s%s: %s%s" % (name, where, head[:300], (" | " + rest)[:150] if rest else "")
-        return "%s%s: %s" % (name, where, text[:400])
+        return _describe(ex, tb, st["path"])
 
     def do_load(seq, m):
         _, _, nptr, ndim, cuda, device, path, symbol = s_load.unpack(m)
