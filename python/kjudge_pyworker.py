@@ -647,16 +647,20 @@ def watch_blocked(path_of_candidate, record):
     getframe = sys._getframe
 
     def where():
+        """The candidate's line, and the library the candidate called there
+        when the attempt was made inside it (triton/runtime/jit.py, say)."""
         f = getframe(2)
-        other = None
+        other = first = None
         while f is not None:
-            code = f.f_code
-            if code.co_filename == path_of_candidate():
-                return "candidate.py:%d" % f.f_lineno
-            if other is None and not code.co_filename.endswith("kjudge_pyworker.py"):
-                other = "%s:%d" % (os.path.basename(code.co_filename), f.f_lineno)
+            name = f.f_code.co_filename
+            if name == path_of_candidate():
+                return "candidate.py:%d%s" % (f.f_lineno, " (in %s)" % other if other else "")
+            if not name.endswith("kjudge_pyworker.py"):
+                # the frame nearest the candidate's: the library it called
+                other = "%s:%d" % ("/".join(name.split("/")[-2:]), f.f_lineno)
+                first = first or other
             f = f.f_back
-        return other or "?"
+        return first or "?"
 
     def hook(event, args):
         try:
@@ -664,16 +668,19 @@ def watch_blocked(path_of_candidate, record):
         except Exception:  # noqa: BLE001 - a hook that raises would fail the audited call
             pass
 
+    def txt(x):
+        return x.decode("utf-8", "replace") if isinstance(x, bytes) else x
+
     def note(event, args):
         what = None
         if event == "os.system":
-            what = "os.system(%r)" % (args[0],)
+            what = "os.system(%r)" % (txt(args[0]),)
         elif event in ("os.fork", "os.forkpty"):
             what = event + "()"
         elif event in ("os.exec", "os.posix_spawn"):
-            what = "%s(%r)" % (event, args[0])
+            what = "%s(%r)" % (event, txt(args[0]))
         elif event == "subprocess.Popen":
-            what = "subprocess.Popen(%r)" % (args[1] if args[1] is not None else args[0],)
+            what = "subprocess.Popen(%r)" % (args[1] if args[1] is not None else txt(args[0]),)
         elif event == "socket.__new__":
             if len(args) > 1 and isinstance(args[1], int) and args[1] != af_unix and args[1] != -1:
                 what = "socket.socket(family=%d)" % args[1]
@@ -750,23 +757,27 @@ def _load_inline_prebuilt():
     return None
 
 
-def prepare(backend, building):
+def prepare(backend, building, uses=()):
     """Trusted, before any code of the candidate's: what torch and Triton
-    would otherwise run programs for in the candidate's first call.  In the
-    build step (building) load_inline builds; in the timed process it only
-    loads.  Returns a note (a warning for the log) or None."""
+    would otherwise run programs for in the candidate's first call.  uses:
+    what the judge found named in the source ("triton", "inline": load_inline),
+    so that a candidate that needs neither pays for neither.  In the build
+    step (building) load_inline builds; in the timed process it only loads.
+    Returns a note (a warning for the log) or None."""
     notes = []
-    try:
-        import triton  # noqa: F401
-        have_triton = True
-    except Exception:  # noqa: BLE001 - kernelbench without Triton
-        have_triton = False
+    have_triton = False
+    if backend == "triton" or "triton" in uses:
+        try:
+            import triton  # noqa: F401
+            have_triton = True
+        except Exception:  # noqa: BLE001 - the candidate's import will say it
+            pass
     if have_triton:
         try:
             _warm_triton()
         except Exception as e:  # noqa: BLE001 - the candidate's own first call will say more
             notes.append("Triton's warm-up failed: %s: %s" % (type(e).__name__, str(e)[:200]))
-    if backend == "kernelbench":
+    if backend == "kernelbench" and "inline" in uses:
         try:
             import torch.utils.cpp_extension  # noqa: F401 - its module-level probes run here
         except Exception as e:  # noqa: BLE001 - the candidate's import will say it
@@ -794,7 +805,7 @@ def _warm_tensors(torch, abi, dims):
     return out
 
 
-def build(path, backend, abi, cache, entry, result_fd, call_limit_s=60):
+def build(path, backend, abi, cache, entry, result_fd, uses=(), call_limit_s=60):
     """The build step (docs/kernelbench.md, "The build step and the sandbox"):
     run by the judge in the candidate's jail before the timed process, with
     exec allowed, no network, and writes only to the candidate's build folder
@@ -824,9 +835,8 @@ def build(path, backend, abi, cache, entry, result_fd, call_limit_s=60):
         result(verdict="env", reason="kjudge-env: cannot import torch%s: %s: %s" % (
             "/triton" if backend == "triton" else "", type(e).__name__, e))
         return 0
-    note = prepare(backend, building=True)
-    if note:
-        result(note=note)
+    note = prepare(backend, building=True, uses=uses)
+    result(phase="import", note=note or "")
     try:
         with open(path, "r", encoding="utf-8") as f:
             src = f.read()
@@ -894,7 +904,7 @@ def build(path, backend, abi, cache, entry, result_fd, call_limit_s=60):
     return 0
 
 
-def serve(backend, abi, cache, trace=False, seccomp=None):
+def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
     import socket
     import time
     try:
@@ -1018,7 +1028,7 @@ def serve(backend, abi, cache, trace=False, seccomp=None):
             watched.append((builtins, n, getattr(builtins, n)))
         # what torch and Triton would run programs for at the candidate's
         # first call happens now, while exec is allowed
-        note = prepare(backend, building=False)
+        note = prepare(backend, building=False, uses=uses)
         if note:
             print("kjudge-pyworker: " + note, file=sys.stderr, flush=True)
         main_mod = sys.modules[__name__]
@@ -1453,6 +1463,7 @@ def main(argv):
     ap.add_argument("--build", metavar="FILE", help="the build step: import FILE and warm it up (the judge runs it)")
     ap.add_argument("--result-fd", type=int, default=1, help="where --build writes its JSON lines")
     ap.add_argument("--seccomp", default="", help="the judge's seccomp filter (raw BPF), installed at the end of SETUP")
+    ap.add_argument("--uses", default="", help="what the source names: triton,inline (load_inline): warmed up")
     ap.add_argument("--trace", action="store_true",
                     help="print each call's phases (ms) on stderr, the candidate's log ($KJ_PYWORKER_TRACE)")
     a = ap.parse_args(argv)
@@ -1473,9 +1484,10 @@ def main(argv):
     except ValueError:
         print("kjudge_pyworker: --abi is not JSON", file=sys.stderr)
         return EXIT_BAD_REQUEST
+    uses = tuple(u for u in a.uses.split(",") if u)
     if a.build:
-        return build(a.build, a.backend, abi, a.cache, a.entry or abi.get("entry", ""), a.result_fd)
-    return serve(a.backend, abi, a.cache, a.trace, a.seccomp or None)
+        return build(a.build, a.backend, abi, a.cache, a.entry or abi.get("entry", ""), a.result_fd, uses)
+    return serve(a.backend, abi, a.cache, a.trace, a.seccomp or None, uses)
 
 
 if __name__ == "__main__":

@@ -364,6 +364,7 @@ struct kjj_py {
 	char worker_in[256]; /* the worker script as the jail sees it */
 	char build_in[4400];
 	char filter[4400];  /* the seccomp filter's BPF (content-addressed in the cache), "" unconfined */
+	char uses[32];      /* what the source names, for the worker's warm-up: "triton,inline" */
 	struct kj_jail *jail; /* the interpreter's folders, owned */
 };
 void kjj_py_init(struct kjj_py *py);

@@ -397,6 +397,16 @@ static int write_candidate(struct judge *j, const char *src, size_t len, struct 
 	return 0;
 }
 
+/* What the worker warms up before the candidate exists (py->uses): "triton"
+ * when the source names triton, "inline" when it names torch's
+ * cpp_extension (load_inline): a word match, since either must be imported
+ * by name.  A candidate that names neither pays for neither. */
+static void source_uses(const char *src, size_t len, struct kjj_py *py)
+{
+	int t = memmem(src, len, "triton", 6) != NULL, c = memmem(src, len, "cpp_extension", 13) != NULL;
+	snprintf(py->uses, sizeof(py->uses), "%s%s%s", t ? "triton" : "", t && c ? "," : "", c ? "inline" : "");
+}
+
 int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *py)
 {
 	char *argv[] = { py->python, "-I", py->worker, "--check", py->cand, "--backend",
@@ -417,6 +427,7 @@ int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *
 		return 1;
 	if ((rc = write_candidate(j, src, len, py)))
 		return rc;
+	source_uses(src, len, py);
 	kjj_progress(j, "static check (python ast)");
 	if (!(out = malloc(OUT_CAP)))
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
@@ -689,7 +700,7 @@ static void build_child(struct kj_jail_exec *x, int logw, int resw, const char *
 	struct sigaction sa;
 	sigset_t none;
 	struct rlimit core = { 0, 0 }, fsize = { (rlim_t)1 << 30, (rlim_t)1 << 30 },
-		      nofile = { 1024, 1024 }, nproc = { 4096, 4096 };
+		      nofile = { 1024, 1024 }, nproc = { 4096, 4096 }, cur;
 	int nul, l, r;
 	if (kj_jail_child_lift(x) < 0)
 		_exit(127);
@@ -712,6 +723,13 @@ static void build_child(struct kj_jail_exec *x, int logw, int resw, const char *
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (x->unconfined && chdir(dir) < 0)
 		_exit(127);
+	/* under the judge's own hard limits, which no setrlimit can pass */
+	if (getrlimit(RLIMIT_FSIZE, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < fsize.rlim_max)
+		fsize.rlim_cur = fsize.rlim_max = cur.rlim_max;
+	if (getrlimit(RLIMIT_NOFILE, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < nofile.rlim_max)
+		nofile.rlim_cur = nofile.rlim_max = cur.rlim_max;
+	if (getrlimit(RLIMIT_NPROC, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < nproc.rlim_max)
+		nproc.rlim_cur = nproc.rlim_max = cur.rlim_max;
 	if (setrlimit(RLIMIT_CORE, &core) < 0 || setrlimit(RLIMIT_FSIZE, &fsize) < 0 ||
 	    setrlimit(RLIMIT_NOFILE, &nofile) < 0)
 		_exit(127);
@@ -756,7 +774,7 @@ static void build_result(const char *text, char **verdict, char **reason, int *w
 int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int unconfined)
 {
 	char scratch[4096], exe[4096], envbuf[8192], *envp[24], *abi = NULL, *verdict = NULL, *reason = NULL;
-	const char *cmd[16];
+	const char *cmd[18];
 	struct kj_jail *jl = NULL;
 	struct kj_jail_exec x;
 	struct kj_capbuf log, res;
@@ -812,7 +830,9 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 	cmd[12] = py->build;
 	cmd[13] = "--result-fd";
 	cmd[14] = "3";
-	cmd[15] = NULL;
+	cmd[15] = py->uses[0] ? "--uses" : NULL;
+	cmd[16] = py->uses;
+	cmd[17] = NULL;
 	if ((rc = kj_jail_prepare(&x, jl, cmd, BUILD_RESULT_FD + 1, j->err)))
 		goto out;
 	if (unconfined)
@@ -929,6 +949,12 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 			 "the build step (the candidate's import: load_inline, Triton) did not finish within %.0f s",
 			 limit);
 		rc = 1;
+	} else if (!res.len) {
+		/* not one line: the step never reached the candidate (bwrap,
+		 * the interpreter, torch's import): the judge's failure, not a
+		 * verdict; the timed process would fail for the build's absence */
+		rc = kj_err_set(j->err, KJ_E_WORKER, "the build step did not run (wait status %#x)%s%.300s", status,
+				log.len ? "; output: " : "", log.len ? log.buf : "");
 	}
 	/* anything else (built, an import error, a warm-up call that failed or
 	 * hung, a crash) is the timed process's to report, as it would */
@@ -950,7 +976,6 @@ out:
 	kj_capbuf_release(&res);
 	if (scratch[0])
 		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	(void)status;
 	return rc;
 }
 
@@ -989,6 +1014,10 @@ int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined)
 		if (!unconfined) {
 			py->argv[n++] = "--seccomp";
 			py->argv[n++] = KJ_JAIL_STAGE "/seccomp.bpf";
+		}
+		if (py->uses[0]) {
+			py->argv[n++] = "--uses";
+			py->argv[n++] = py->uses;
 		}
 		if (getenv("KJ_PYWORKER_TRACE") && *getenv("KJ_PYWORKER_TRACE"))
 			py->argv[n++] = "--trace";
