@@ -900,7 +900,7 @@ def build(path, backend, abi, cache, entry, result_fd, uses=(), call_limit_s=60)
             return 0
         del ts
         done += 1
-    result(verdict="ok", warmed=done)
+    result(verdict="ok", warmed=done, complete=True)
     return 0
 
 

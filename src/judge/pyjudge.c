@@ -740,12 +740,13 @@ static void build_child(struct kj_jail_exec *x, int logw, int resw, const char *
 }
 
 /* What the build step's result lines say: the last "verdict" line's
- * verdict and reason (malloc'd), and whether the warm-up had begun. */
-static void build_result(const char *text, char **verdict, char **reason, int *warming)
+ * verdict and reason (malloc'd), whether the warm-up had begun, and whether
+ * the step says it built and warmed every shape (complete). */
+static void build_result(const char *text, char **verdict, char **reason, int *warming, int *complete)
 {
 	const char *p = text;
 	*verdict = *reason = NULL;
-	*warming = 0;
+	*warming = *complete = 0;
 	while (p && *p) {
 		size_t n = strcspn(p, "\n");
 		char *line = strndup(p, n);
@@ -762,6 +763,7 @@ static void build_result(const char *text, char **verdict, char **reason, int *w
 			free(*reason);
 			*verdict = strdup(v);
 			*reason = strdup(r ? r : note ? note : "");
+			*complete = json_is_true(json_object_get(o, "complete"));
 		}
 		json_decref(o);
 		free(line);
@@ -774,11 +776,12 @@ static void build_result(const char *text, char **verdict, char **reason, int *w
 int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int unconfined)
 {
 	char scratch[4096], exe[4096], envbuf[8192], *envp[24], *abi = NULL, *verdict = NULL, *reason = NULL;
+	char stamp[4600];
 	const char *cmd[18];
 	struct kj_jail *jl = NULL;
 	struct kj_jail_exec x;
 	struct kj_capbuf log, res;
-	int rc, lp[2] = { -1, -1 }, rp[2] = { -1, -1 }, status = 0, timed_out = 0, warming = 0, n = 0;
+	int rc, lp[2] = { -1, -1 }, rp[2] = { -1, -1 }, status = 0, timed_out = 0, warming = 0, complete = 0, n = 0;
 	double t0 = kjj_now_s(), limit = j->load_timeout_s + 120, deadline = t0 + limit;
 	const char *tmpdir = getenv("TMPDIR");
 	pid_t pid;
@@ -793,6 +796,30 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 	if (!(abi = build_abi_json(j->t))) {
 		rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
 		goto out;
+	}
+	/* A build of this source for these shapes that completed before (the
+	 * judge's stamp beside the build folder, where the candidate cannot
+	 * write) is not repeated: its caches hold every specialisation. */
+	{
+		struct stat ws;
+		char key[65], *text;
+		size_t tl = strlen(abi) + 4400;
+		if (!(text = malloc(tl))) {
+			rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+			goto out;
+		}
+		if (stat(py->worker, &ws) < 0)
+			memset(&ws, 0, sizeof(ws));
+		snprintf(text, tl, "kjudge-pybuild-1|%s|%s|%s|%lld|%lld|%s", kj_backend_name(j->o->backend), py->uses,
+			 py->python, (long long)ws.st_size, (long long)ws.st_mtime, abi);
+		kj_sha256_hex(text, strlen(text), key);
+		free(text);
+		snprintf(stamp, sizeof(stamp), "%s.%.16s.built", py->build, key);
+		if (!j->o->no_cache && access(stamp, F_OK) == 0) {
+			j->v->compile_cached = 1;
+			rc = 0;
+			goto out;
+		}
 	}
 	snprintf(scratch, sizeof(scratch), "%s/kjudge-build-XXXXXX", tmpdir && *tmpdir == '/' ? tmpdir : "/tmp");
 	if (!mkdtemp(scratch)) {
@@ -929,8 +956,13 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 	status = kj_jail_wait_status(&x, status);
 	j->v->compile_s = kjj_now_s() - t0;
 	j->v->stage_s[KJ_STAGE_COMPILE] = j->v->compile_s;
-	build_result(res.buf ? res.buf : "", &verdict, &reason, &warming);
+	build_result(res.buf ? res.buf : "", &verdict, &reason, &warming, &complete);
 	rc = 0;
+	if (verdict && !strcmp(verdict, "ok") && complete && !timed_out) {
+		int fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (verdict && !strcmp(verdict, "compile_error")) {
 		static const char pre[] = "compile error: ";
 		const char *r = reason && !strncmp(reason, pre, sizeof(pre) - 1) ? reason + sizeof(pre) - 1 : reason;

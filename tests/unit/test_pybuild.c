@@ -203,6 +203,19 @@ int main(void)
 		snprintf(path, sizeof(path), "%s/cache/pybuild/%.2s/%s/triton/B256_D4096", dir, r.v.sha256, r.v.sha256);
 		ok(stat(path, &st) != 0, "and not on the CPU track's bench shape");
 	}
+	ok(!r.v.compile_cached, "the first build is no cached one");
+	done(&r);
+
+	/* the same source again: the judge's stamp says the build completed */
+	snprintf(path, sizeof(path), "%s/cache/pybuild/%.2s/%s/triton/B1_D1", dir, r.v.sha256, r.v.sha256);
+	rmdir(path);
+	build(&r, t, KJ_BACKEND_TRITON, fake,
+	      "import os\nimport torch\nimport triton\ndef relu(x, y, B, D):\n"
+	      "    os.makedirs(os.path.join(os.environ['TRITON_CACHE_DIR'], 'B%d_D%d' % (B, D)), exist_ok=True)\n",
+	      unconfined);
+	ok(r.rc == 0 && r.v.compile_cached && stat(path, &st) != 0,
+	   "a second judgement of the same source reuses the completed build (no step run: rc %d cached %d)", r.rc,
+	   r.v.compile_cached);
 	done(&r);
 
 	build(&r, t, KJ_BACKEND_TRITON, bare, "import torch\ndef relu(x, y, B, D):\n    pass\n", unconfined);
