@@ -218,6 +218,16 @@ int main(void)
 	   r.v.compile_cached);
 	done(&r);
 
+	/* unconfined (--unsafe-no-sandbox): the same step, run directly */
+	build(&r, t, KJ_BACKEND_KERNELBENCH, fake,
+	      "import torch\nraise RuntimeError(\"Error building extension 'kj_x': nvcc fatal\")\n"
+	      "class ModelNew(object):\n    pass\n",
+	      1);
+	ok(r.rc == 1 && r.v.status == KJ_ST_COMPILE_ERROR && strstr(r.v.reason, "candidate.py:2"),
+	   "unconfined, the build step gives the same verdict (rc %d: '%s'%s%s)", r.rc, r.v.reason,
+	   r.err.msg[0] ? "; " : "", r.err.msg);
+	done(&r);
+
 	build(&r, t, KJ_BACKEND_TRITON, bare, "import torch\ndef relu(x, y, B, D):\n    pass\n", unconfined);
 	ok(r.rc == KJ_E_UNSUPPORTED && strstr(r.err.msg, "cannot import torch") && r.v.status == KJ_ST_PASS,
 	   "a Python without torch is the judge's error, not a verdict (rc %d: %s)", r.rc, r.err.msg);
