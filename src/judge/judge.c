@@ -911,6 +911,8 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	 * own jail, before the timed worker, which then runs without exec */
 	if (python) {
 		j.load_path = py.cand;
+		/* its warm-up calls use the device: untimed work, beside others */
+		kjj_gate(&j, KJJ_GATE_SHARED);
 		kjj_prof_begin(&j, KJ_PROF_COMPILE);
 		rc = kjj_py_build(&j, &py, j.gpu ? kj_gpu_get_info(j.gpu)->uuid : NULL, unconfined);
 		kjj_prof_end(&j);
