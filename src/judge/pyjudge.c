@@ -949,10 +949,24 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 			kj_capbuf_add(k ? &res : &log, buf, (size_t)got);
 		}
 	}
-	if (timed_out)
-		kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* the step may close its descriptors and live on: the deadline holds
+	 * for its exit too */
+	for (int killed = 0;;) {
+		pid_t got;
+		if (timed_out && !killed) {
+			kill(-pid, SIGKILL);
+			killed = 1;
+		}
+		got = waitpid(pid, &status, killed ? 0 : WNOHANG);
+		if (got == pid || (got < 0 && errno != EINTR))
+			break;
+		if (got == 0) {
+			if (kjj_now_s() >= deadline)
+				timed_out = 1;
+			else
+				usleep(10000);
+		}
+	}
 	status = kj_jail_wait_status(&x, status);
 	j->v->compile_s = kjj_now_s() - t0;
 	j->v->stage_s[KJ_STAGE_COMPILE] = j->v->compile_s;
