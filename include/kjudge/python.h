@@ -8,6 +8,7 @@
 #define KJUDGE_PYTHON_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "kjudge/compile.h"
 #include "kjudge/task.h"
@@ -31,6 +32,20 @@ struct kj_err;
  * jail).  *out is malloc'd: free() it.  Returns 0, or an error with err set. */
 int kj_python_jail(const char *python, const char *script, const char *build, struct kj_jail **out,
 		   char *exe, size_t exe_len, struct kj_err *err);
+
+/* Writes the Python worker's seccomp filter to fd as raw BPF (an array of
+ * struct sock_filter, for seccomp(2)): a denylist of what no timed call needs
+ * (exec, fork, sockets other than AF_UNIX, ptrace, namespaces, mounts, bpf,
+ * perf events, keyrings, io_uring...: src/judge/pyfilter.c, docs/kernelbench.md).
+ * The worker installs it on all its threads at the end of SETUP.  Returns 0,
+ * or an error with err set. */
+int kj_py_filter_export(int fd, struct kj_err *err);
+
+/* Whether every thread of process pid runs under a seccomp filter
+ * ("Seccomp: 2" in /proc/pid/task/<tid>/status): the judge's own check,
+ * from outside, before it sends the candidate.  Returns 1; 0 with why
+ * naming the thread that is not; -1 with why when pid cannot be read. */
+int kj_py_filter_on(pid_t pid, char *why, size_t len);
 
 /* "torch.float32" for a task dtype. */
 const char *kj_dtype_torch_name(kj_dtype d);

@@ -758,6 +758,9 @@ static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
 		if (res.status != KJ_CALL_OK)
 			return kj_err_set(j->err, KJ_E_WORKER, "the worker could not set up its device: %s",
 					  res.msg);
+		/* the Python worker's seccomp filter, seen from here */
+		if (python && (rc = kjj_py_filter_check(j)))
+			return rc;
 	}
 	return 0;
 }
@@ -1007,10 +1010,19 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	 * CUDA code with load_inline (nvcc: minutes) */
 	j.load_timeout_s = !python ? o->call_timeout_s : o->backend == KJ_BACKEND_KERNELBENCH ? 900 : 180;
 
-	/* Python candidates had their static check in kjj_py_prepare and have
-	 * no compile step (Triton compiles at the first call, in the worker) */
+	/* Python candidates had their static check in kjj_py_prepare; their
+	 * build (load_inline, Triton's compiler) is a step of its own, in its
+	 * own jail, before the timed worker, which then runs without exec */
 	if (python) {
 		j.load_path = py.cand;
+		kjj_prof_begin(&j, KJ_PROF_COMPILE);
+		rc = kjj_py_build(&j, &py, j.gpu ? kj_gpu_get_info(j.gpu)->uuid : NULL, unconfined);
+		kjj_prof_end(&j);
+		if (rc) {
+			if (rc > 0)
+				rc = 0;
+			goto out;
+		}
 		goto start_worker;
 	}
 

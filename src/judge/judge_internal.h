@@ -360,9 +360,11 @@ struct kjj_py {
 	char build[4400];   /* this candidate's own build cache (Triton, torch extensions) */
 	char info[256];     /* "python 3.12.3, torch 2.11.0, triton 3.6.0" */
 	char *abi;          /* the ABI as JSON, owned */
-	char *argv[12];     /* the worker's argv, pointing into this struct */
+	char *argv[16];     /* the worker's argv, pointing into this struct */
 	char worker_in[256]; /* the worker script as the jail sees it */
 	char build_in[4400];
+	char filter[4400];  /* the seccomp filter's BPF (content-addressed in the cache), "" unconfined */
+	char uses[32];      /* what the source names, for the worker's warm-up: "triton,inline" */
 	struct kj_jail *jail; /* the interpreter's folders, owned */
 };
 void kjj_py_init(struct kjj_py *py);
@@ -377,6 +379,20 @@ int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *
 /* Builds the worker's argv and jail (py->argv, py->jail; the ABI JSON in
  * py->abi) for a jailed or an unconfined worker.  Returns 0 or an error. */
 int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined);
+/* The build step (pyjudge.c), before the timed worker starts: the candidate
+ * is imported in its own jail with exec allowed (load_inline builds there)
+ * and called once on each shape the judge will call (Triton compiles every
+ * specialisation), writing only to its build folder (<cache>/pybuild/, keyed
+ * by the source's sha256, so a second judgement reuses it).  cuda_uuid: the
+ * GPU it may use.  A build error is the verdict compile_error (the
+ * compiler's message, the candidate's line); anything else is left to the
+ * timed process.  Its time is the compile stage's.  Returns 0 to go on, 1
+ * when a verdict was set, or a negative error (the judge's). */
+int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int unconfined);
+/* After SETUP, before LOAD: the judge's own check that the worker's every
+ * thread runs under the seccomp filter (/proc/PID/task/<tid>/status).
+ * Returns 0, or KJ_E_WORKER with err set (the candidate is not loaded). */
+int kjj_py_filter_check(struct judge *j);
 /* Maps the Python worker's "compile error: " and "rejected: " replies to
  * their verdicts; 1 when it set one. */
 int kjj_py_map_error(struct judge *j, const struct kj_call_result *r);

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
@@ -19,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,6 +38,9 @@
 #define PROBE_TIMEOUT_S 120.0
 #define CHECK_TIMEOUT_S 30.0
 #define OUT_CAP (64u << 10)
+#define BUILD_LOG_CAP (64u << 10)
+/* the build step's descriptors: 0 /dev/null, 1 and 2 its log, 3 its result */
+#define BUILD_RESULT_FD 3
 
 static double mono_s(void)
 {
@@ -390,6 +397,16 @@ static int write_candidate(struct judge *j, const char *src, size_t len, struct 
 	return 0;
 }
 
+/* What the worker warms up before the candidate exists (py->uses): "triton"
+ * when the source names triton, "inline" when it names torch's
+ * cpp_extension (load_inline): a word match, since either must be imported
+ * by name.  A candidate that names neither pays for neither. */
+static void source_uses(const char *src, size_t len, struct kjj_py *py)
+{
+	int t = memmem(src, len, "triton", 6) != NULL, c = memmem(src, len, "cpp_extension", 13) != NULL;
+	snprintf(py->uses, sizeof(py->uses), "%s%s%s", t ? "triton" : "", t && c ? "," : "", c ? "inline" : "");
+}
+
 int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *py)
 {
 	char *argv[] = { py->python, "-I", py->worker, "--check", py->cand, "--backend",
@@ -410,6 +427,7 @@ int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *
 		return 1;
 	if ((rc = write_candidate(j, src, len, py)))
 		return rc;
+	source_uses(src, len, py);
 	kjj_progress(j, "static check (python ast)");
 	if (!(out = malloc(OUT_CAP)))
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
@@ -560,20 +578,467 @@ int kj_python_jail(const char *python, const char *script, const char *build, st
 	return 0;
 }
 
+/* This candidate's own build folder: <cache>/pybuild/<sha[0:2]>/<sha>, the
+ * caches of Triton and torch's extensions, shared by the build step and the
+ * timed worker and by every judgement of the same source. */
+static int build_dir(struct judge *j, struct kjj_py *py)
+{
+	snprintf(py->build, sizeof(py->build), "%s/pybuild/%.2s/%s", py->cache, j->v->sha256, j->v->sha256);
+	if (kj_mkdir_p(py->build) < 0)
+		return kj_err_sys(j->err, "cannot create '%s'", py->build);
+	return 0;
+}
+
+/* The seccomp filter's BPF in the cache, content-addressed
+ * (<cache>/python/seccomp-<sha256[0:16]>.bpf), into py->filter. */
+static int filter_file(struct kjj_py *py, struct kj_err *err)
+{
+	char dir[4200], tmp[4500], sha[65];
+	unsigned char *prog = NULL;
+	off_t size;
+	int fd, out, rc;
+	if (py->filter[0] && access(py->filter, R_OK) == 0)
+		return 0;
+	if ((fd = memfd_create("kjudge-pyfilter", MFD_CLOEXEC)) < 0)
+		return kj_err_sys(err, "cannot create a memfd for the seccomp filter");
+	if ((rc = kj_py_filter_export(fd, err))) {
+		close(fd);
+		return rc;
+	}
+	size = lseek(fd, 0, SEEK_END);
+	if (size <= 0 || size > (1 << 20) || !(prog = malloc((size_t)size)) ||
+	    pread(fd, prog, (size_t)size, 0) != size) {
+		free(prog);
+		close(fd);
+		return kj_err_set(err, KJ_E_IO, "cannot read back the seccomp filter");
+	}
+	close(fd);
+	kj_sha256_hex(prog, (size_t)size, sha);
+	snprintf(dir, sizeof(dir), "%s/python", py->cache);
+	snprintf(py->filter, sizeof(py->filter), "%s/seccomp-%.16s.bpf", dir, sha);
+	if (access(py->filter, R_OK) == 0) {
+		free(prog);
+		return 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", py->filter, (int)getpid());
+	if (kj_mkdir_p(dir) < 0 || (out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		free(prog);
+		py->filter[0] = '\0';
+		return kj_err_sys(err, "cannot write '%s'", tmp);
+	}
+	rc = write(out, prog, (size_t)size) == size ? 0 : -1;
+	free(prog);
+	if (close(out) < 0 || rc < 0 || rename(tmp, py->filter) < 0) {
+		remove(tmp);
+		py->filter[0] = '\0';
+		return kj_err_set(err, KJ_E_IO, "cannot write the seccomp filter '%s'", tmp);
+	}
+	return 0;
+}
+
+/* Stages one more file in a Python jail (at KJ_JAIL_STAGE/inner); host and
+ * inner must outlive the jail. */
+static int jail_add_file(struct kj_jail *jl, const char *host, const char *inner, struct kj_err *err)
+{
+	if (jl->npaths >= KJ_JAIL_MAX_PATHS)
+		return kj_err_set(err, KJ_E_USAGE, "too many paths for the Python worker's sandbox");
+	jl->paths[jl->npaths].host = host;
+	jl->paths[jl->npaths].inner = inner;
+	jl->paths[jl->npaths].rw = 0;
+	jl->npaths++;
+	return 0;
+}
+
+/* The ABI with "warm": the dim values of every shape the judge calls the
+ * candidate on (check shapes and GPU bench shapes, each once). */
+static char *build_abi_json(const kj_task *t)
+{
+	char *base = kjj_py_abi_json(t), *s;
+	json_t *o, *warm;
+	json_error_t je;
+	if (!base)
+		return NULL;
+	o = json_loads(base, 0, &je);
+	free(base);
+	if (!o)
+		return NULL;
+	warm = json_array();
+	for (int i = 0; i < t->nbind; i++) {
+		json_t *vals;
+		int dup = 0;
+		if (t->binds[i].bench == 2)
+			continue;
+		for (int k = 0; k < i && !dup; k++)
+			if (t->binds[k].bench != 2 &&
+			    !memcmp(t->binds[k].val, t->binds[i].val, (size_t)t->nsyms * sizeof(int64_t)))
+				dup = 1;
+		if (dup)
+			continue;
+		vals = json_array();
+		for (int k = 0; k < t->nsyms; k++)
+			json_array_append_new(vals, json_integer((json_int_t)t->binds[i].val[k]));
+		json_array_append_new(warm, vals);
+	}
+	json_object_set_new(o, "warm", warm);
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The build step's process: between fork and exec (async-signal-safe). */
+static void build_child(struct kj_jail_exec *x, int logw, int resw, const char *dir, char **envp)
+{
+	struct sigaction sa;
+	sigset_t none;
+	struct rlimit core = { 0, 0 }, fsize = { (rlim_t)1 << 30, (rlim_t)1 << 30 },
+		      nofile = { 1024, 1024 }, nproc = { 4096, 4096 }, cur;
+	int nul, l, r;
+	if (kj_jail_child_lift(x) < 0)
+		_exit(127);
+	l = fcntl(logw, F_DUPFD, 100);
+	r = fcntl(resw, F_DUPFD, 100);
+	nul = open("/dev/null", O_RDONLY);
+	if (l < 0 || r < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(l, 1) < 0 || dup2(l, 2) < 0 ||
+	    dup2(r, BUILD_RESULT_FD) < 0)
+		_exit(127);
+	if (kj_jail_child_place(x, 0) < 0)
+		_exit(127);
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* SIGALRM ends a warm-up call that hangs: its default action */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (x->unconfined && chdir(dir) < 0)
+		_exit(127);
+	/* under the judge's own hard limits, which no setrlimit can pass */
+	if (getrlimit(RLIMIT_FSIZE, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < fsize.rlim_max)
+		fsize.rlim_cur = fsize.rlim_max = cur.rlim_max;
+	if (getrlimit(RLIMIT_NOFILE, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < nofile.rlim_max)
+		nofile.rlim_cur = nofile.rlim_max = cur.rlim_max;
+	if (getrlimit(RLIMIT_NPROC, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < nproc.rlim_max)
+		nproc.rlim_cur = nproc.rlim_max = cur.rlim_max;
+	if (setrlimit(RLIMIT_CORE, &core) < 0 || setrlimit(RLIMIT_FSIZE, &fsize) < 0 ||
+	    setrlimit(RLIMIT_NOFILE, &nofile) < 0)
+		_exit(127);
+	if (kj_jail_child_drop(x, &nproc) < 0)
+		_exit(127);
+	execve(x->path, x->argv, envp);
+	_exit(127);
+}
+
+/* What the build step's result lines say: the last "verdict" line's
+ * verdict and reason (malloc'd), whether the warm-up had begun, and whether
+ * the step says it built and warmed every shape (complete). */
+static void build_result(const char *text, char **verdict, char **reason, int *warming, int *complete)
+{
+	const char *p = text;
+	*verdict = *reason = NULL;
+	*warming = *complete = 0;
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
+		json_error_t je;
+		json_t *o = line ? json_loads(line, 0, &je) : NULL;
+		const char *v = o ? json_string_value(json_object_get(o, "verdict")) : NULL;
+		const char *ph = o ? json_string_value(json_object_get(o, "phase")) : NULL;
+		if (ph && !strcmp(ph, "warm"))
+			*warming = 1;
+		if (v) {
+			const char *r = json_string_value(json_object_get(o, "reason"));
+			const char *note = json_string_value(json_object_get(o, "note"));
+			free(*verdict);
+			free(*reason);
+			*verdict = strdup(v);
+			*reason = strdup(r ? r : note ? note : "");
+			*complete = json_is_true(json_object_get(o, "complete"));
+		}
+		json_decref(o);
+		free(line);
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int unconfined)
+{
+	char scratch[4096], exe[4096], envbuf[8192], *envp[24], *abi = NULL, *verdict = NULL, *reason = NULL;
+	char stamp[4600];
+	const char *cmd[18];
+	struct kj_jail *jl = NULL;
+	struct kj_jail_exec x;
+	struct kj_capbuf log, res;
+	int rc, lp[2] = { -1, -1 }, rp[2] = { -1, -1 }, status = 0, timed_out = 0, warming = 0, complete = 0, n = 0;
+	double t0 = kjj_now_s(), limit = j->load_timeout_s + 120, deadline = t0 + limit;
+	const char *tmpdir = getenv("TMPDIR");
+	pid_t pid;
+
+	memset(&x, 0, sizeof(x));
+	x.info_r = -1;
+	kj_capbuf_init(&log, BUILD_LOG_CAP);
+	kj_capbuf_init(&res, OUT_CAP);
+	scratch[0] = '\0';
+	if ((rc = build_dir(j, py)))
+		goto out;
+	if (!(abi = build_abi_json(j->t))) {
+		rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+		goto out;
+	}
+	/* A build of this source for these shapes that completed before (the
+	 * judge's stamp beside the build folder, where the candidate cannot
+	 * write) is not repeated: its caches hold every specialisation. */
+	{
+		struct stat ws;
+		char key[65], *text;
+		size_t tl = strlen(abi) + 4400;
+		if (!(text = malloc(tl))) {
+			rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+			goto out;
+		}
+		if (stat(py->worker, &ws) < 0)
+			memset(&ws, 0, sizeof(ws));
+		snprintf(text, tl, "kjudge-pybuild-1|%s|%s|%s|%lld|%lld|%s", kj_backend_name(j->o->backend), py->uses,
+			 py->python, (long long)ws.st_size, (long long)ws.st_mtime, abi);
+		kj_sha256_hex(text, strlen(text), key);
+		free(text);
+		snprintf(stamp, sizeof(stamp), "%s.%.16s.built", py->build, key);
+		if (!j->o->no_cache && access(stamp, F_OK) == 0) {
+			j->v->compile_cached = 1;
+			rc = 0;
+			goto out;
+		}
+	}
+	snprintf(scratch, sizeof(scratch), "%s/kjudge-build-XXXXXX", tmpdir && *tmpdir == '/' ? tmpdir : "/tmp");
+	if (!mkdtemp(scratch)) {
+		rc = kj_err_sys(j->err, "cannot create the build step's scratch folder '%s'", scratch);
+		scratch[0] = '\0';
+		goto out;
+	}
+	snprintf(exe, sizeof(exe), "%s", py->python);
+	if (unconfined) {
+		if (!(jl = calloc(1, sizeof(*jl)))) {
+			rc = kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+			goto out;
+		}
+		jl->unconfined = 1;
+	} else if ((rc = kj_python_jail(py->python, py->worker, py->build, &jl, exe, sizeof(exe), j->err)) ||
+		   (rc = jail_add_file(jl, py->cand, "load0.py", j->err))) {
+		goto out;
+	}
+	jl->scratch = scratch;
+	/* the candidate at the path the timed worker's LOAD gives it (the
+	 * worker client stages the first LOAD as load0.py), so that nothing
+	 * keyed on the file's path differs between the two processes */
+	cmd[0] = exe;
+	cmd[1] = "-I";
+	cmd[2] = unconfined ? py->worker : KJ_JAIL_STAGE "/kjudge_pyworker.py";
+	cmd[3] = "--build";
+	cmd[4] = unconfined ? py->cand : KJ_JAIL_STAGE "/load0.py";
+	cmd[5] = "--backend";
+	cmd[6] = kj_backend_name(j->o->backend);
+	cmd[7] = "--entry";
+	cmd[8] = j->t->name;
+	cmd[9] = "--abi";
+	cmd[10] = abi;
+	cmd[11] = "--cache";
+	cmd[12] = py->build;
+	cmd[13] = "--result-fd";
+	cmd[14] = "3";
+	cmd[15] = py->uses[0] ? "--uses" : NULL;
+	cmd[16] = py->uses;
+	cmd[17] = NULL;
+	if ((rc = kj_jail_prepare(&x, jl, cmd, BUILD_RESULT_FD + 1, j->err)))
+		goto out;
+	if (unconfined)
+		x.path = exe;
+	/* the worker's environment (sandbox.c's plan_env): nothing of the judge's own */
+	{
+		static const char *const keep[] = { "PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_DEVICE_ORDER", "LANG",
+						    "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+						    "NVSHMEM_DISABLE_NVLS", NULL };
+		const char *in = unconfined ? scratch : KJ_JAIL_SCRATCH;
+		size_t off = 0;
+		for (int i = 0; keep[i] && n < 16; i++) {
+			const char *v = getenv(keep[i]);
+			int w;
+			if (!v)
+				continue;
+			w = snprintf(envbuf + off, sizeof(envbuf) - off, "%s=%s", keep[i], v);
+			if (w < 0 || (size_t)w >= sizeof(envbuf) - off)
+				continue;
+			envp[n++] = envbuf + off;
+			off += (size_t)w + 1;
+		}
+		for (int i = 0; i < 5; i++) {
+			static const char *const names[] = { "HOME", "TMPDIR", "USER", "LOGNAME",
+							     "CUDA_VISIBLE_DEVICES" };
+			/* the judge's GPU alone, by UUID, as for the timed worker */
+			const char *v = i < 2 ? in : i < 4 ? "kjudge" :
+					cuda_uuid && *cuda_uuid ? cuda_uuid : getenv("CUDA_VISIBLE_DEVICES");
+			int w;
+			if (!v)
+				continue;
+			w = snprintf(envbuf + off, sizeof(envbuf) - off, "%s=%s", names[i], v);
+			if (w < 0 || (size_t)w >= sizeof(envbuf) - off)
+				break;
+			envp[n++] = envbuf + off;
+			off += (size_t)w + 1;
+		}
+		envp[n] = NULL;
+	}
+	if (pipe2(lp, O_CLOEXEC) < 0 || pipe2(rp, O_CLOEXEC) < 0) {
+		rc = kj_err_sys(j->err, "cannot create the build step's pipes");
+		goto out;
+	}
+	kjj_progress(j, "build step (python: load_inline, Triton)");
+	pid = fork();
+	if (pid < 0) {
+		rc = kj_err_sys(j->err, "cannot fork the build step");
+		goto out;
+	}
+	if (pid == 0)
+		build_child(&x, lp[1], rp[1], scratch, envp);
+	setpgid(pid, pid);
+	kj_jail_parent_after_fork(&x);
+	close(lp[1]);
+	close(rp[1]);
+	lp[1] = rp[1] = -1;
+	for (int open_fds = 2; open_fds > 0;) {
+		struct pollfd pf[2] = { { .fd = lp[0], .events = POLLIN }, { .fd = rp[0], .events = POLLIN } };
+		double left = deadline - kjj_now_s();
+		int pr;
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		pr = poll(pf, 2, (int)(left * 1000) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			char buf[4096];
+			ssize_t got;
+			if (pf[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			got = read(pf[k].fd, buf, sizeof(buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				close(k ? rp[0] : lp[0]);
+				if (k)
+					rp[0] = -1;
+				else
+					lp[0] = -1;
+				open_fds--;
+				continue;
+			}
+			kj_capbuf_add(k ? &res : &log, buf, (size_t)got);
+		}
+	}
+	/* the step may close its descriptors and live on: the deadline holds
+	 * for its exit too */
+	for (int killed = 0;;) {
+		pid_t got;
+		if (timed_out && !killed) {
+			kill(-pid, SIGKILL);
+			killed = 1;
+		}
+		got = waitpid(pid, &status, killed ? 0 : WNOHANG);
+		if (got == pid || (got < 0 && errno != EINTR))
+			break;
+		if (got == 0) {
+			if (kjj_now_s() >= deadline)
+				timed_out = 1;
+			else
+				usleep(10000);
+		}
+	}
+	status = kj_jail_wait_status(&x, status);
+	j->v->compile_s = kjj_now_s() - t0;
+	j->v->stage_s[KJ_STAGE_COMPILE] = j->v->compile_s;
+	build_result(res.buf ? res.buf : "", &verdict, &reason, &warming, &complete);
+	rc = 0;
+	if (verdict && !strcmp(verdict, "ok") && complete && !timed_out) {
+		int fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (verdict && !strcmp(verdict, "compile_error")) {
+		static const char pre[] = "compile error: ";
+		const char *r = reason && !strncmp(reason, pre, sizeof(pre) - 1) ? reason + sizeof(pre) - 1 : reason;
+		kjj_fail(j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "%s", r && *r ? r : "the build failed");
+		if (log.len && !j->v->compile_log)
+			j->v->compile_log = strdup(log.buf);
+		rc = 1;
+	} else if (verdict && !strcmp(verdict, "env")) {
+		const char *r = reason ? reason : "";
+		if (!strncmp(r, "kjudge-env: ", 12))
+			r += 12;
+		rc = kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here (build step): %s",
+				kj_backend_name(j->o->backend), r);
+	} else if (timed_out && !warming) {
+		kjj_fail(j, KJ_ST_TIMEOUT, KJ_STAGE_COMPILE,
+			 "the build step (the candidate's import: load_inline, Triton) did not finish within %.0f s",
+			 limit);
+		rc = 1;
+	} else if (!res.len) {
+		/* not one line: the step never reached the candidate (bwrap,
+		 * the interpreter, torch's import): the judge's failure, not a
+		 * verdict; the timed process would fail for the build's absence */
+		rc = kj_err_set(j->err, KJ_E_WORKER, "the build step did not run (wait status %#x)%s%.300s", status,
+				log.len ? "; output: " : "", log.len ? log.buf : "");
+	}
+	/* anything else (built, an import error, a warm-up call that failed or
+	 * hung, a crash) is the timed process's to report, as it would */
+out:
+	if (lp[0] >= 0)
+		close(lp[0]);
+	if (lp[1] >= 0)
+		close(lp[1]);
+	if (rp[0] >= 0)
+		close(rp[0]);
+	if (rp[1] >= 0)
+		close(rp[1]);
+	kj_jail_release(&x);
+	free(jl);
+	free(abi);
+	free(verdict);
+	free(reason);
+	kj_capbuf_release(&log);
+	kj_capbuf_release(&res);
+	if (scratch[0])
+		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return rc;
+}
+
 int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined)
 {
 	int rc;
 	free(py->abi);
 	if (!(py->abi = kjj_py_abi_json(j->t)))
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-	/* this candidate's own build cache */
-	snprintf(py->build, sizeof(py->build), "%s/pybuild/%.2s/%s", py->cache, j->v->sha256, j->v->sha256);
-	if (kj_mkdir_p(py->build) < 0)
-		return kj_err_sys(j->err, "cannot create '%s'", py->build);
+	if ((rc = build_dir(j, py)))
+		return rc;
 	free(py->jail);
 	py->jail = NULL;
-	if (!unconfined && (rc = kj_python_jail(py->python, py->worker, py->build, &py->jail, py->python,
-						sizeof(py->python), j->err)))
+	if (!unconfined && ((rc = kj_python_jail(py->python, py->worker, py->build, &py->jail, py->python,
+						 sizeof(py->python), j->err)) ||
+			    (rc = filter_file(py, j->err)) ||
+			    (rc = jail_add_file(py->jail, py->filter, "seccomp.bpf", j->err))))
 		return rc;
 	snprintf(py->worker_in, sizeof(py->worker_in), "%s", unconfined ? py->worker : KJ_JAIL_STAGE "/kjudge_pyworker.py");
 	/* the worker's command line: the interpreter, isolated (-I: no user
@@ -588,10 +1053,39 @@ int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined)
 	py->argv[7] = "--cache";
 	py->argv[8] = py->build;
 	py->argv[9] = NULL;
-	if (getenv("KJ_PYWORKER_TRACE") && *getenv("KJ_PYWORKER_TRACE")) {
-		py->argv[9] = "--trace";
-		py->argv[10] = NULL;
+	{
+		int n = 9;
+		/* the filter the worker installs at the end of SETUP (not
+		 * unconfined: a profiler must reach the worker) */
+		if (!unconfined) {
+			py->argv[n++] = "--seccomp";
+			py->argv[n++] = KJ_JAIL_STAGE "/seccomp.bpf";
+		}
+		if (py->uses[0]) {
+			py->argv[n++] = "--uses";
+			py->argv[n++] = py->uses;
+		}
+		if (getenv("KJ_PYWORKER_TRACE") && *getenv("KJ_PYWORKER_TRACE"))
+			py->argv[n++] = "--trace";
+		py->argv[n] = NULL;
 	}
+	return 0;
+}
+
+int kjj_py_filter_check(struct judge *j)
+{
+	char why[512];
+	int on;
+	size_t n;
+	if (!j->py || !j->py->filter[0] || j->w.wpid <= 0)
+		return 0;
+	on = kj_py_filter_on(j->w.wpid, why, sizeof(why));
+	if (on != 1)
+		return kj_err_set(j->err, KJ_E_WORKER,
+				  "the Python worker's seccomp filter is not on (%s): the candidate is not loaded", why);
+	n = strlen(j->v->sandbox);
+	if (!strstr(j->v->sandbox, "seccomp"))
+		snprintf(j->v->sandbox + n, sizeof(j->v->sandbox) - n, ", seccomp denylist on every thread");
 	return 0;
 }
 

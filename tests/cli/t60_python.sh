@@ -64,8 +64,10 @@ expect_success "no python3 on PATH: exit 3, 'python3 not found'" '
 FAKE=$TMP/fake
 mkdir -p "$FAKE/mods/torch" "$FAKE/mods/triton/language" "$FAKE/mods/cupy"
 cat >"$FAKE/mods/torch/__init__.py" <<'EOF'
+import contextlib
 import os
 __version__ = "0.0-fake"
+no_grad = contextlib.nullcontext
 class cuda:
     @staticmethod
     def is_available():
@@ -128,10 +130,11 @@ for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions
 		for w in '"$want"'; do test "$v" = "$w" && exit 0; done; exit 1'
 done
 
-# Issue 21: the static policy keeps to what the jail cannot see (patching,
-# private names, reflection, streams, threads; processes and descriptors
-# while the Python worker has no seccomp filter) and passes honest idioms of
-# published KernelBench generations; each rejection names its line.
+# Issue 21: the static policy keeps to what the sandbox cannot see (patching,
+# private names, reflection, ctypes' Python API, streams, threads, signals and
+# descriptors), passes honest idioms of published KernelBench generations and
+# what the seccomp filter refuses at run time (subprocess, os.system, fork,
+# exec, sockets, ctypes); each rejection names its line.
 cat >"$TMP/idioms.py" <<'EOF_PY'
 import sys
 sys.path.insert(0, sys.argv[1])
@@ -162,6 +165,14 @@ ok = {
         "from torch.backends import cuda\ncuda.matmul.allow_tf32 = False\n",
     "a __main__ block of its own tests": H + "if __name__ == '__main__':\n    import sys, argparse\n"
         "    t = getattr(torch, 'randn')(4)\n    sys.exit(0)\n",
+    # the sandbox's since issue 21: the seccomp filter refuses them when they run
+    "os.system": "import os\nos.system('true')\n",
+    "os alias fork": "import os as o\no.fork()\n",
+    "from os import system": "from os import system, execv\n",
+    "subprocess": "import subprocess\nsubprocess.run(['nvcc', '--version'])\n",
+    "socket": "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n",
+    "from socket import socket": "from socket import socket, AF_INET\ns = socket(AF_INET)\n",
+    "ctypes": "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.execve(b'/bin/sh', None, None)\n",
 }
 fallback = {
     "torch in forward": H + "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n",
@@ -169,12 +180,13 @@ fallback = {
     "imported torch function": "from torch import softmax\ndef f(x):\n    return softmax(x, -1)\n",
 }
 bad = {
-    "os.system": ("import os\nos.system('true')\n", 2),
     "os.write": ("import os\n\ndef f():\n    os.write(3, b'x')\n", 4),
-    "os alias": ("import os as o\no.fork()\n", 2),
+    "os.kill": ("import os\nos.kill(1, 9)\n", 2),
+    "ctypes.pythonapi": ("import ctypes\nf = ctypes.pythonapi.PyObject_SetAttr\n", 2),
+    "from ctypes import py_object": ("from ctypes import py_object\n", 1),
+    "socket through torch": ("import torch\ns = torch.socket\n", 2),
     "os as a value": ("import os\nx = os\n", 2),
     "os.path.os": ("import os\nos.path.os.kill(1, 9)\n", 2),
-    "from os import system": ("from os import system\n", 1),
     "from os import dup2": ("from os import dup2 as d\n", 1),
     "torch.os": ("import torch\ntorch.os.system('x')\n", 2),
     "torch.sys": ("import torch\nm = torch.sys.modules\n", 2),
@@ -190,8 +202,6 @@ bad = {
     "stream": ("import torch\ns = torch.cuda.Stream()\n", 2),
     "sys": ("import sys\n", 1),
     "threading": ("import threading\n", 1),
-    "subprocess": ("import subprocess\n", 1),
-    "ctypes": ("import ctypes\n", 1),
     "stream made at import": ("import torch\nS = torch.cuda.Stream()\n", 2),
     "attribute of another parameter": ("import torch\ndef p(mod):\n    mod.synchronize = None\n", 3),
     "attrgetter": ("import operator\nimport torch\nf = operator.attrgetter('os.system')(torch)\n", 3),
@@ -227,8 +237,61 @@ for be in ("triton", "kernelbench"):
         fails += not good
 sys.exit(1 if fails else 0)
 EOF_PY
-expect_success "honest idioms (import os, cudnn flags, CUDA events for sync, nn.init) pass; escapes are rejected at their line" '
+expect_success "honest idioms (import os, cudnn flags, CUDA events for sync, nn.init) and what the filter refuses pass; patching is rejected at its line" '
 	"$PY" "$TMP/idioms.py" "$KJ_ROOT/python"'
+
+# The build step (kjudge_pyworker.py --build, run by the judge in the
+# candidate's jail before the timed worker): a build error is a compile error
+# at the candidate's line, anything else is left to the timed process.
+cat >"$TMP/build_err.py" <<'EOF_PY'
+import torch
+x = 1
+raise RuntimeError("Error building extension 'kj_relu': nvcc fatal : Unsupported gpu architecture")
+class ModelNew(object):
+    pass
+EOF_PY
+cat >"$TMP/build_ok.py" <<'EOF_PY'
+import torch
+def relu():
+    pass
+EOF_PY
+cat >"$TMP/build_nameerror.py" <<'EOF_PY'
+import torch
+x = undefined_name
+def relu():
+    pass
+EOF_PY
+ABI0='{"entry":"relu","syms":[],"args":[],"warm":[]}'
+expect_success "the build step: a load_inline build error is a compile_error at the candidate's line" '
+	"$FAKE/python3" "$W" --build "$TMP/build_err.py" --backend kernelbench --abi "$ABI0" --cache "$TMP/bc" \
+		--result-fd 1 >"$TMP/b.txt" 2>"$TMP/b.log"; cat "$TMP/b.txt" "$TMP/b.log"
+	tail -n 1 "$TMP/b.txt" >"$TMP/b.json"
+	test "$(json_get "$TMP/b.json" verdict)" = compile_error &&
+	json_get "$TMP/b.json" reason | grep -q "^compile error: RuntimeError (candidate.py:3): Error building extension" &&
+	grep -q "Unsupported gpu architecture" "$TMP/b.log"'
+
+expect_success "the build step: a candidate that imports is built (no shapes to warm here)" '
+	"$FAKE/python3" "$W" --build "$TMP/build_ok.py" --backend triton --abi "$ABI0" --cache "$TMP/bc" \
+		--result-fd 1 >"$TMP/b.txt" 2>&1; cat "$TMP/b.txt"
+	tail -n 1 "$TMP/b.txt" >"$TMP/b.json"
+	test "$(json_get "$TMP/b.json" verdict)" = ok && test "$(json_get "$TMP/b.json" warmed)" = 0'
+
+expect_success "the build step: an error that is no build error is left to the timed process (import_error)" '
+	"$FAKE/python3" "$W" --build "$TMP/build_nameerror.py" --backend triton --abi "$ABI0" \
+		--cache "$TMP/bc" --result-fd 1 >"$TMP/b.txt" 2>&1; cat "$TMP/b.txt"
+	tail -n 1 "$TMP/b.txt" >"$TMP/b.json"
+	test "$(json_get "$TMP/b.json" verdict)" = import_error &&
+	json_get "$TMP/b.json" reason | grep -q "NameError (candidate.py:2)"'
+
+expect_success "the build step: a Python without torch says so (env), a rejected source is not imported" '
+	"$TMP/notorch/python3" "$W" --build "$TMP/build_ok.py" --backend triton --abi "$ABI0" \
+		--cache "$TMP/bc" --result-fd 1 >"$TMP/b.txt" 2>&1; cat "$TMP/b.txt"
+	tail -n 1 "$TMP/b.txt" >"$TMP/b.json"
+	test "$(json_get "$TMP/b.json" verdict)" = env &&
+	"$FAKE/python3" "$W" --build "$KJ_ROOT/examples/redteam/21_py_patch_event.py" --backend triton \
+		--abi "$ABI0" --cache "$TMP/bc" --result-fd 1 >"$TMP/b.txt" 2>&1; cat "$TMP/b.txt"
+	tail -n 1 "$TMP/b.txt" >"$TMP/b.json"
+	test "$(json_get "$TMP/b.json" verdict)" = skipped'
 
 expect_success "a replacement the worker finds after a call is placed at its assignment (26_py_self_patch: line 21)" '
 	"$PY" -c "import sys; sys.path.insert(0, \"$KJ_ROOT/python\"); import kjudge_pyworker as w

@@ -9,7 +9,8 @@
 # KJ_PY_ONLY=REGEX judges only the matching files; KJ_PY_INLINE=1 adds the
 # load_inline cases (a minute of nvcc each); KJ_PY_LOG=FILE collects one line
 # per case (status, stage, flags, speedup, wall time, reason).  A rejection
-# must name the candidate's line (issue 21).
+# must name the candidate's line (issue 21); a case whose docstring has a line
+# "Expected reason: TEXT" must have TEXT in its reason (the sandbox's cases).
 . "$(dirname "$0")/../cli/lib.sh"
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "1..0 # SKIP no CUDA device"
@@ -40,6 +41,8 @@ for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions
 	perf="--no-perf --seeds 3"
 	case $f in */solutions/*) perf="--perf-budget ${KJ_PY_PERF_BUDGET:-0.3}" ;; esac
 	rel=${f#"$KJ_ROOT"/}
+	# "Expected reason: TEXT" in a case's docstring: the verdict's reason holds TEXT
+	want_reason=$(sed -n 's/^Expected reason: //p' "$f" | head -n 1)
 	want_rc=1
 	[ "$expect" = pass ] && want_rc=0
 	expect_success "$rel ($be): $expect${flag:+ flag=$flag}" '
@@ -50,6 +53,7 @@ for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions
 		echo "$line"; [ -n "${KJ_PY_LOG:-}" ] && echo "'"$rel"': $line" >>"$KJ_PY_LOG"
 		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
 		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; } &&
-		{ test "$st" != rejected || json_get "$TMP/v.json" reason | grep -q "candidate\.py:[1-9]"; }'
+		{ test "$st" != rejected || json_get "$TMP/v.json" reason | grep -q "candidate\.py:[1-9]"; } &&
+		{ test -z "'"$want_reason"'" || json_get "$TMP/v.json" reason | grep -qF "'"$want_reason"'"; }'
 done
 done_testing
