@@ -16,19 +16,16 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "kjudge/gpu.h"
 #include "kjudge/cluster.h"
-#include "kjudge/hash.h"
 #include "kjudge/judge.h"
 #include "kjudge/knobs.h"
 #include "kjudge/record.h"
@@ -43,7 +40,6 @@ static void on_signal(int sig)
 	(void)sig;
 	stop_requested = 1;
 }
-
 
 /* ---- loading the SPEC ----------------------------------------------------- */
 
@@ -537,6 +533,50 @@ static void summary(const char *name, const char *shown, kj_backend be, int adde
 	}
 }
 
+/* The run's settings as its runs row keeps them (kjudge worker reads them
+ * back): the judge options, the GPUs, the compile threads, the baseline
+ * knobs set.  0, or an error with err set. */
+static int run_settings(const struct kj_eval_opts *e, const int *gpus, int ngpus, int jobs, char *out,
+			size_t n, struct kj_err *err)
+{
+	char gl[MAX_DEVS * 4 + 1] = "", knobs[KJ_KNOBS_KEY_MAX] = "";
+	int rc;
+	for (int i = 0; i < ngpus; i++)
+		snprintf(gl + strlen(gl), sizeof(gl) - strlen(gl), "%s%d", i ? "," : "", gpus[i]);
+	/* the baseline knobs set (names and small values: no JSON escapes) */
+	if (kj_backend_is_gpu(e->backend) && (rc = kj_knobs_key(knobs, sizeof(knobs), err)))
+		return rc;
+	snprintf(out, n,
+		 "{\"seeds\": %d, \"no_perf\": %s, \"timeout\": %g, \"perf_budget\": %g, "
+		 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d%s%s%s}",
+		 e->seeds, e->no_perf ? "true" : "false", e->call_timeout_s, e->perf_budget_s,
+		 e->policy == KJ_POLICY_STRICT ? "strict" : "flag", kj_backend_is_gpu(e->backend) ? gl : "",
+		 jobs, *knobs ? ", \"baseline_knobs\": \"" : "", knobs, *knobs ? "\"" : "");
+	return 0;
+}
+
+/* The SPEC into L's run, in one transaction: all of it or nothing.  Returns
+ * KJ_EXIT_OK, KJ_EXIT_USAGE (a SPEC that cannot be taken: nothing written)
+ * or KJ_EXIT_JUDGE (the store failed), with err set. */
+static int load_spec(struct loader *L, const char *spec, int is_dir_spec, kj_backend be,
+		     struct kj_err *err)
+{
+	int rc, linked = 0;
+	L->want_c = be == KJ_BACKEND_CPU;
+	L->want_cu = be == KJ_BACKEND_CUDA;
+	L->want_py = kj_backend_is_python(be);
+	if (kj_store_begin(L->db, err))
+		return KJ_EXIT_JUDGE;
+	rc = is_dir_spec ? load_tree(L, spec, err) : load_jsonl(L, spec, err);
+	if (!rc)
+		rc = kj_store_link_parents(L->db, L->run_id, &linked, err);
+	if (rc) {
+		kj_store_rollback(L->db, NULL);
+		return KJ_EXIT_USAGE;
+	}
+	return kj_store_commit(L->db, err) ? KJ_EXIT_JUDGE : KJ_EXIT_OK;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -560,7 +600,7 @@ int cmd_run(int argc, char **argv)
 	char settings[512 + KJ_KNOBS_KEY_MAX], *end, shown[PATH_MAX + 16], cache_dir[PATH_MAX];
 	const char *db_arg = NULL, *name_arg = NULL, *spec;
 	int c, json = 0, quiet = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, rc = 0;
-	int is_dir_spec, exit_code = KJ_EXIT_OK, linked = 0, enqueue_only = 0, order_cost = 1;
+	int is_dir_spec, exit_code = KJ_EXIT_OK, enqueue_only = 0, order_cost = 1;
 	double t0 = kj_cli_now_s();
 
 	memset(&ro, 0, sizeof(ro));
@@ -646,22 +686,9 @@ int cmd_run(int argc, char **argv)
 	ro.eval.include_dir = inc;
 	ro.eval.cache_dir = cache_dir;
 	kj_cli_seed_secret_env(&ro.eval);
-	{
-		char gl[MAX_DEVS * 4 + 1] = "", knobs[KJ_KNOBS_KEY_MAX] = "";
-		for (int i = 0; i < ngpus; i++)
-			snprintf(gl + strlen(gl), sizeof(gl) - strlen(gl), "%s%d", i ? "," : "", gpus[i]);
-		/* the baseline knobs set (names and small values: no JSON escapes) */
-		if (kj_backend_is_gpu(ro.eval.backend) && kj_knobs_key(knobs, sizeof(knobs), &err)) {
-			fprintf(stderr, "kjudge run: %s\n", err.msg);
-			return KJ_EXIT_USAGE;
-		}
-		snprintf(settings, sizeof(settings),
-			 "{\"seeds\": %d, \"no_perf\": %s, \"timeout\": %g, \"perf_budget\": %g, "
-			 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d%s%s%s}",
-			 ro.eval.seeds, ro.eval.no_perf ? "true" : "false", ro.eval.call_timeout_s,
-			 ro.eval.perf_budget_s, ro.eval.policy == KJ_POLICY_STRICT ? "strict" : "flag",
-			 kj_backend_is_gpu(ro.eval.backend) ? gl : "", jobs,
-			 *knobs ? ", \"baseline_knobs\": \"" : "", knobs, *knobs ? "\"" : "");
+	if (run_settings(&ro.eval, gpus, ngpus, jobs, settings, sizeof(settings), &err)) {
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		return KJ_EXIT_USAGE;
 	}
 
 	kj_record_tasks_init(&tasks, load_task, NULL);
@@ -676,27 +703,14 @@ int cmd_run(int argc, char **argv)
 	/* a task's row is written when the SPEC or a pending candidate names it first */
 	tasks.db = db;
 
-	/* the SPEC, in one transaction: all of it or nothing */
 	memset(&L, 0, sizeof(L));
 	L.db = db;
 	L.run_id = run_id;
 	L.tasks = &tasks;
-	L.want_c = ro.eval.backend == KJ_BACKEND_CPU;
-	L.want_cu = ro.eval.backend == KJ_BACKEND_CUDA;
-	L.want_py = kj_backend_is_python(ro.eval.backend);
-	if ((rc = kj_store_begin(db, &err)))
-		goto judge_err;
-	rc = is_dir_spec ? load_tree(&L, spec, &err) : load_jsonl(&L, spec, &err);
-	if (!rc)
-		rc = kj_store_link_parents(db, run_id, &linked, &err);
-	if (rc) {
-		kj_store_rollback(db, NULL);
+	if ((exit_code = load_spec(&L, spec, is_dir_spec, ro.eval.backend, &err))) {
 		fprintf(stderr, "kjudge run: %s\n", err.msg);
-		exit_code = KJ_EXIT_USAGE;
 		goto out;
 	}
-	if ((rc = kj_store_commit(db, &err)))
-		goto judge_err;
 	if (!quiet)
 		fprintf(stderr, "kjudge run: run '%s' in %s: %d candidates added, %d already there%s\n", name,
 			shown, L.added, L.existing, L.skipped ? " (some files skipped: not SAMPLE_ROUND.ext)" : "");
