@@ -61,6 +61,8 @@ struct kj_record_tasks {
 	struct kj_record_task_ent *v;
 	int n;
 };
+/* An empty cache that loads with load (NULL: kj_task_load, the key a path);
+ * db and keep_failures are set by the caller after it, when wanted. */
 void kj_record_tasks_init(struct kj_record_tasks *tc, kj_record_load_fn load, void *load_ctx);
 /* Frees every task of tc (and the lock). */
 void kj_record_tasks_release(struct kj_record_tasks *tc);
