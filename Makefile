@@ -20,7 +20,7 @@ KJ_CFLAGS := -std=c11 -D_GNU_SOURCE -ffp-contract=off -fPIC $(WARN) -Iinclude -I
 LDLIBS  := -lmicrohttpd -lcurl -ljansson -lffi -lelf -lcrypto -lsqlite3 -lpq -lseccomp -lz -ldl -lm -lpthread
 LDFLAGS += $(SAN)
 
-LIB_DIRS := src/core src/task src/ops src/ops/cpu src/verdict src/judge src/sandbox src/store src/score src/report src/llm src/serve src/trace
+LIB_DIRS := src/core src/task src/ops src/ops/cpu src/verdict src/judge src/sandbox src/store src/record src/score src/report src/llm src/serve src/trace
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 

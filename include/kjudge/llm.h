@@ -11,8 +11,8 @@
  * only borrow their pointers.  Every function returns 0 or a negative KJ_E_*
  * code with the message in *err (err may be NULL); none prints or exits.
  *
- * Layer: llm.  It may use core, ops, task, verdict, sandbox, judge and
- * store.
+ * Layer: llm.  It may use core, ops, task, verdict, sandbox, judge, store
+ * and record (refine judges into the store through kj_record_judge).
  */
 #ifndef KJUDGE_LLM_H
 #define KJUDGE_LLM_H

@@ -20,8 +20,8 @@
  * the duration of kj_serve_run().  The library never prints: lines for a
  * log go to opts->log.
  *
- * Layer: serve.  It may use core, ops, task, verdict, sandbox, judge and
- * store.
+ * Layer: serve.  It may use core, ops, task, verdict, sandbox, judge, store
+ * and record (jobs are judged into the store through kj_record_judge).
  */
 #ifndef KJUDGE_SERVE_H
 #define KJUDGE_SERVE_H

@@ -133,16 +133,6 @@ double kj_cli_now_s(void);
 void kj_cli_judge_paths(char *worker, size_t wl, char *inc, size_t il);
 /* The store path: db_arg when given, else NAME.sqlite. */
 void kj_cli_db_path(const char *db_arg, const char *name, char *out, size_t n);
-/* Records this host's CPU in the devices table (uuid cpu:HOST); its model
- * name into name when name is not NULL.  Returns 0 with *id, or an error. */
-int kj_cli_cpu_device(kj_db *db, int64_t *id, char *name, size_t nl, struct kj_err *err);
-/* Records GPU g in the devices table, and its calibration from cache_dir
- * when that differs from the newest recorded one.  With calibrate_cmd set, a
- * GPU without a calibration is calibrated first (announced as `kjudge CMD:`).
- * cal and have_cal, when not NULL, get the calibration and whether there is
- * one.  Returns 0 with *id, or an error with err set. */
-int kj_cli_gpu_device(kj_db *db, kj_gpu *g, const char *cache_dir, const char *calibrate_cmd,
-		      int64_t *id, kj_calib *cal, int *have_cal, struct kj_err *err);
 
 int cmd_tasks(int argc, char **argv);
 int cmd_show(int argc, char **argv);

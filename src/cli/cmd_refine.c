@@ -19,6 +19,7 @@
 #include "kjudge/gpu.h"
 #include "kjudge/judge.h"
 #include "kjudge/llm.h"
+#include "kjudge/record.h"
 #include "kjudge/store.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -368,13 +369,14 @@ int cmd_refine(int argc, char **argv)
 		goto out;
 	}
 	if (eo.backend == KJ_BACKEND_CPU) {
-		if ((rc = kj_cli_cpu_device(db, &device_id, NULL, 0, &err)))
+		if ((rc = kj_record_cpu_device(db, &device_id, NULL, 0, &err)))
 			goto judge_err;
 	} else {
 		/* the judge would calibrate at its first evaluation; doing it here
 		 * gives every prompt, round 0's included, the same hardware facts */
 		if ((rc = kj_gpu_open(0, &eo.gpu, &err)) ||
-		    (rc = kj_cli_gpu_device(db, eo.gpu, cache, "refine", &device_id, &cal, &have_cal, &err)))
+		    (rc = kj_record_gpu_device(db, eo.gpu, cache, 1, say, NULL, &device_id, &cal, &have_cal,
+						  &err)))
 			goto judge_err;
 		if (have_cal)
 			ro.prompt.calib = &cal;

@@ -3,15 +3,12 @@
  *
  * The SPEC (JSONL or a folder tree, docs/store.md) is loaded into the store
  * first, in one transaction and idempotently.  Then every candidate of the
- * run without a verdict is judged: a pool of --jobs threads compiles ahead
- * (kj_compile fills the content-addressed cache), and one evaluation thread
- * per device (each GPU of --gpus; the host on the CPU track) takes compiled
- * candidates in order and runs kj_eval, whose compile is then a cache hit.
- * One thread per device means two timings never share a device.  A source
- * already judged (same sha256, task, backend, device and verdict settings)
- * gets a copy of that verdict instead.  Every verdict is committed on its
- * own, so a kill loses only the judgements in flight and a rerun goes on
- * with the candidates still pending.
+ * run without a verdict is judged by the run engine, kj_record_run
+ * (src/record/run.c: a compile pool, one evaluation thread per device, the
+ * verdict cache, each verdict committed on its own), or, with
+ * --enqueue-only, put into the cluster queue for `kjudge worker`.  This file
+ * parses the options, loads the SPEC, and prints the progress and the
+ * summary.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,27 +16,22 @@
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "kjudge/gpu.h"
 #include "kjudge/cluster.h"
-#include "kjudge/hash.h"
 #include "kjudge/judge.h"
 #include "kjudge/knobs.h"
+#include "kjudge/record.h"
 #include "kjudge/store.h"
 
-#define MAX_DEVS 16
-/* consecutive judge failures on one device that end the run: the judge
- * itself is broken (worker missing, device lost), not a candidate */
-#define MAX_JUDGE_FAILS 3
+#define MAX_DEVS KJ_RECORD_MAX_DEVS
 
 static volatile sig_atomic_t stop_requested;
 
@@ -49,70 +41,12 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-/* ---- tasks ---------------------------------------------------------------- */
-
-struct task_ent {
-	char *key;
-	kj_task *t;
-};
-
-struct task_cache {
-	struct task_ent *v;
-	int n;
-};
-
-/* Loads (once) the task named key, writing its tasks row on first use. */
-static int task_get(struct task_cache *tc, kj_db *db, const char *key, const kj_task **out,
-		    struct kj_err *err)
-{
-	struct task_ent *nv;
-	kj_task *t;
-	char *kt, sha[65] = "";
-	size_t len;
-	int rc;
-	for (int i = 0; i < tc->n; i++)
-		if (!strcmp(tc->v[i].key, key) || !strcmp(tc->v[i].t->id, key)) {
-			*out = tc->v[i].t;
-			return 0;
-		}
-	if ((rc = kj_cli_load_task(key, &t, err)))
-		return rc;
-	if (kj_cli_read_file(t->path, &kt, &len, NULL) == 0) {
-		kj_sha256_hex(kt, len, sha);
-		free(kt);
-	}
-	if ((rc = kj_store_put_task(db, t, sha, err))) {
-		kj_task_free(t);
-		return rc;
-	}
-	nv = realloc(tc->v, (size_t)(tc->n + 1) * sizeof(*nv));
-	if (!nv) {
-		kj_task_free(t);
-		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
-	}
-	tc->v = nv;
-	tc->v[tc->n].key = strdup(key);
-	tc->v[tc->n].t = t;
-	tc->n++;
-	*out = t;
-	return 0;
-}
-
-static void task_cache_release(struct task_cache *tc)
-{
-	for (int i = 0; i < tc->n; i++) {
-		free(tc->v[i].key);
-		kj_task_free(tc->v[i].t);
-	}
-	free(tc->v);
-}
-
 /* ---- loading the SPEC ----------------------------------------------------- */
 
 struct loader {
 	kj_db *db;
 	int64_t run_id;
-	struct task_cache *tasks;
+	struct kj_record_tasks *tasks;
 	int added, existing;
 	int want_c, want_cu; /* folder trees: which extensions count */
 	int want_py;         /* .py (the triton and kernelbench backends) */
@@ -127,7 +61,7 @@ static int add_one(struct loader *L, const char *where, const char *task, const 
 	const kj_task *t;
 	int64_t id;
 	int created = 0, rc;
-	if ((rc = task_get(L->tasks, L->db, task, &t, err))) {
+	if ((rc = kj_record_task_get(L->tasks, task, &t, NULL, err))) {
 		kj_err_prefix(err, "%s", where);
 		return rc;
 	}
@@ -357,299 +291,6 @@ static int load_tree(struct loader *L, const char *spec, struct kj_err *err)
 	return rc;
 }
 
-/* ---- judging -------------------------------------------------------------- */
-
-enum { J_NEW = 0, J_COMPILING, J_READY, J_EVAL, J_DONE };
-
-struct job {
-	int64_t cid;
-	const kj_task *t;
-	char sha[65];
-	char *source;
-	size_t len;
-	char label[320];
-	int leader;       /* -1: judged itself; else the job whose verdict it copies */
-	int next_follower; /* chain of jobs copying this one, -1 at the end */
-	int state;
-	int pre_ok, pre_cached;
-	double pre_s;
-	int spec_pos;      /* position in the SPEC (ties keep it) */
-	double cost;       /* estimated judging seconds (job_cost), for the order */
-};
-
-struct device {
-	int ordinal;
-	kj_gpu *gpu; /* this device's judge context, opened by its evaluation thread */
-	int64_t id;
-	char arch[16];
-	char name[128];
-	/* where its evaluation thread's time went (seconds from the run's start;
-	 * written by that thread only, read after it ended): `kjudge run --json` */
-	int jobs;
-	double first_start, last_end, busy, wait;
-	/* the judged verdicts' profiles summed (kj_prof), and the part of busy
-	 * spent around kj_eval (the store's begin and put, reused copies) */
-	double prof[KJ_PROF_COUNT], record;
-};
-
-struct runner {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct job *jobs;
-	int njobs;
-	int next_compile;
-	int evals_live;
-	int done, judged, reused, failed;
-	int fatal;
-	kj_db *db;
-	int64_t run_id;
-	struct kj_eval_opts base;
-	char cache_dir[PATH_MAX];
-	char cache_key[256];
-	struct device devs[MAX_DEVS];
-	int ndevs;
-	int quiet;
-	double t0; /* the run's start, kj_cli_now_s() */
-};
-
-/* Estimated seconds to judge a candidate of job i's task: per shape the
- * backend runs (check shapes, then its bench shapes), a time t from the
- * shape's FLOPs and compulsory bytes at rough rates (the GPU's fp64
- * reference, or a CPU core), run once
- * per seed and, on bench shapes, timed for at least 10 samples or the
- * perf budget.  Only the order matters, so the rates are round figures.
- * Jobs of one task share the estimate of the first. */
-static double job_cost(const struct runner *r, const struct job *jobs, int i)
-{
-	const kj_task *t = jobs[i].t;
-	int bench = r->base.backend == KJ_BACKEND_CPU ? 2 : 1;
-	double cost = 0.0;
-	for (int k = 0; k < i; k++)
-		if (jobs[k].t == t)
-			return jobs[k].cost;
-	for (int b = 0; b < t->nbind; b++) {
-		kj_plan p;
-		struct kj_err e;
-		double ts;
-		if (t->binds[b].bench != 0 && t->binds[b].bench != bench)
-			continue;
-		kj_err_init(&e);
-		if (kj_plan_build(t, b, &p, &e))
-			continue;
-		ts = bench == 2 ? p.flops / 2e10 + p.min_bytes / 1e10 : p.flops / 1e13 + p.min_bytes / 1e12;
-		kj_plan_release(&p);
-		cost += 2e-3 + (r->base.seeds + 1) * ts;
-		if (t->binds[b].bench && !r->base.no_perf)
-			cost += 10 * ts > r->base.perf_budget_s ? 10 * ts : r->base.perf_budget_s;
-	}
-	return cost;
-}
-
-static int job_by_cost(const void *a, const void *b)
-{
-	const struct job *x = a, *y = b;
-	if (x->cost != y->cost)
-		return x->cost > y->cost ? -1 : 1;
-	return x->spec_pos < y->spec_pos ? -1 : x->spec_pos > y->spec_pos;
-}
-
-static int should_stop(struct runner *r)
-{
-	return stop_requested || r->fatal;
-}
-
-static void *compile_main(void *arg)
-{
-	struct runner *r = arg;
-	for (;;) {
-		struct kj_compile_opts co;
-		struct kj_compile_result cr;
-		struct job *j;
-		int i;
-		pthread_mutex_lock(&r->mu);
-		while (r->next_compile < r->njobs &&
-		       (r->jobs[r->next_compile].leader >= 0 || r->jobs[r->next_compile].state != J_NEW))
-			r->next_compile++;
-		if (should_stop(r) || r->next_compile >= r->njobs) {
-			pthread_mutex_unlock(&r->mu);
-			break;
-		}
-		i = r->next_compile++;
-		j = &r->jobs[i];
-		j->state = J_COMPILING;
-		pthread_mutex_unlock(&r->mu);
-
-		memset(&co, 0, sizeof(co));
-		memset(&cr, 0, sizeof(cr));
-		co.backend = r->base.backend;
-		co.cache_dir = r->cache_dir;
-		co.include_dir = r->base.include_dir;
-		if (r->base.backend == KJ_BACKEND_CUDA && r->devs[0].arch[0])
-			co.arch = r->devs[0].arch;
-		/* a failure here is not the verdict: kj_eval compiles again and
-		 * decides, this only warms the cache */
-		if (kj_compile(j->source, j->len, &co, &cr, NULL) == 0) {
-			j->pre_ok = 1;
-			j->pre_cached = cr.cached;
-			j->pre_s = cr.seconds;
-		}
-		kj_compile_result_release(&cr);
-
-		pthread_mutex_lock(&r->mu);
-		j->state = J_READY;
-		pthread_cond_broadcast(&r->cv);
-		pthread_mutex_unlock(&r->mu);
-	}
-	return NULL;
-}
-
-/* The first compiled job not taken yet; -1 when none is ready, -2 when every
- * job is taken. */
-static int take_ready(struct runner *r)
-{
-	int open = 0;
-	for (int i = 0; i < r->njobs; i++) {
-		struct job *j = &r->jobs[i];
-		if (j->leader >= 0 || j->state >= J_EVAL)
-			continue;
-		open = 1;
-		if (j->state == J_READY)
-			return i;
-	}
-	return open ? -1 : -2;
-}
-
-static void judge_one(struct runner *r, struct device *d, struct job *j, int *fails)
-{
-	struct kj_eval_opts o = r->base;
-	struct kj_store_verdict_opts vo;
-	struct kj_err err;
-	kj_verdict v;
-	int64_t jid = 0;
-	char *json = NULL;
-	int rc, copies = 0;
-	kj_err_init(&err);
-	o.device = d->ordinal;
-	o.gpu = d->gpu;
-	o.cache_dir = r->cache_dir;
-	if ((rc = kj_store_judgement_begin(r->db, j->cid, d->id, &jid, &err)))
-		goto fail;
-	{
-		double e0 = kj_cli_now_s();
-		rc = kj_eval(j->t, j->source, j->len, &o, &v, &err);
-		d->record -= kj_cli_now_s() - e0;
-	}
-	if (rc) {
-		kj_verdict_release(&v);
-		goto fail;
-	}
-	for (int p = 0; p < KJ_PROF_COUNT; p++)
-		d->prof[p] += v.prof_s[p];
-	/* the compile happened in the pool: report its cost, not the cache hit */
-	if (v.compile_cached && j->pre_ok && !j->pre_cached) {
-		v.compile_cached = 0;
-		v.compile_s = j->pre_s;
-	}
-	json = kj_verdict_json_text(&v, j->t);
-	memset(&vo, 0, sizeof(vo));
-	vo.run_id = r->run_id;
-	vo.device_id = d->id;
-	vo.cache_key = r->cache_key;
-	vo.judgement_id = jid;
-	rc = json ? kj_store_put_verdict(r->db, j->cid, &v, j->t, json, &vo, &err)
-		  : kj_err_set(&err, KJ_E_NOMEM, "cannot render the verdict");
-	free(json);
-	kj_verdict_release(&v);
-	if (rc)
-		goto fail;
-	*fails = 0;
-	for (int f = j->next_follower; f >= 0; f = r->jobs[f].next_follower) {
-		struct kj_err e2;
-		kj_err_init(&e2);
-		if (kj_store_copy_verdict(r->db, j->cid, r->jobs[f].cid, &e2) == 0)
-			copies++;
-		else
-			fprintf(stderr, "\nkjudge run: %s: cannot reuse the verdict: %s\n", r->jobs[f].label,
-				e2.msg);
-	}
-	pthread_mutex_lock(&r->mu);
-	r->judged++;
-	r->reused += copies;
-	r->done += 1 + copies;
-	pthread_mutex_unlock(&r->mu);
-	return;
-fail:
-	fprintf(stderr, "\nkjudge run: judge failed on %s: %s\n", j->label, err.msg);
-	pthread_mutex_lock(&r->mu);
-	r->failed++;
-	if (++*fails >= MAX_JUDGE_FAILS) {
-		if (!r->fatal)
-			fprintf(stderr, "kjudge run: %d judge failures in a row on device %d: stopping\n",
-				*fails, d->ordinal);
-		r->fatal = 1;
-	}
-	pthread_mutex_unlock(&r->mu);
-}
-
-struct eval_arg {
-	struct runner *r;
-	struct device *d;
-};
-
-static void *eval_main(void *arg)
-{
-	struct eval_arg *a = arg;
-	struct runner *r = a->r;
-	int fails = 0;
-	/* one GPU context per device for the whole run, not one per candidate */
-	if (kj_backend_is_gpu(r->base.backend) && kj_gpu_available() &&
-	    kj_gpu_open(a->d->ordinal, &a->d->gpu, NULL))
-		a->d->gpu = NULL;
-	pthread_mutex_lock(&r->mu);
-	for (;;) {
-		int i;
-		if (should_stop(r))
-			break;
-		i = take_ready(r);
-		if (i == -2)
-			break;
-		if (i == -1) {
-			struct timespec ts;
-			double w0 = kj_cli_now_s();
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 200000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-			a->d->wait += kj_cli_now_s() - w0;
-			continue;
-		}
-		r->jobs[i].state = J_EVAL;
-		pthread_mutex_unlock(&r->mu);
-		{
-			double j0 = kj_cli_now_s();
-			if (!a->d->jobs++)
-				a->d->first_start = j0 - r->t0;
-			judge_one(r, a->d, &r->jobs[i], &fails);
-			a->d->last_end = kj_cli_now_s() - r->t0;
-			a->d->busy += kj_cli_now_s() - j0;
-			a->d->record += kj_cli_now_s() - j0;
-		}
-		pthread_mutex_lock(&r->mu);
-		r->jobs[i].state = J_DONE;
-		pthread_cond_broadcast(&r->cv);
-	}
-	r->evals_live--;
-	pthread_cond_broadcast(&r->cv);
-	pthread_mutex_unlock(&r->mu);
-	if (a->d->gpu)
-		kj_gpu_close(a->d->gpu);
-	a->d->gpu = NULL;
-	return NULL;
-}
-
 static void fmt_dur(double s, char *buf, size_t n)
 {
 	long t = s > 0 && s < 1e8 ? (long)(s + 0.5) : 0;
@@ -661,10 +302,17 @@ static void fmt_dur(double s, char *buf, size_t n)
 		snprintf(buf, n, "%lds", t);
 }
 
-static void progress(struct runner *r, int total, double t0, int tty, int final)
+struct show {
+	double t0;
+	int tty;
+};
+
+static void progress(void *ctx, const struct kj_record_run_stats *r, int final)
 {
+	const struct show *sh = ctx;
 	char eta[32];
-	double el = kj_cli_now_s() - t0, rate = el > 0 ? 60.0 * r->done / el : 0;
+	int total = r->total, tty = sh->tty;
+	double el = kj_cli_now_s() - sh->t0, rate = el > 0 ? 60.0 * r->done / el : 0;
 	fmt_dur(rate > 0 ? (total - r->done) * 60.0 / rate : 0, eta, sizeof(eta));
 	if (tty) {
 		char bar[31];
@@ -681,68 +329,16 @@ static void progress(struct runner *r, int total, double t0, int tty, int final)
 	fflush(stderr);
 }
 
-/* ---- devices -------------------------------------------------------------- */
-
-static int gpu_device(kj_db *db, int ordinal, const char *cache_dir, struct device *d,
-		      struct kj_err *err)
+/* The engine's lines: a judge failure starts with a newline, which ends a
+ * progress bar's line first. */
+static void say(void *ctx, const char *line)
 {
-	kj_gpu *g;
-	const kj_gpu_info *gi;
-	int rc;
-	if ((rc = kj_gpu_open(ordinal, &g, err)))
-		return rc;
-	gi = kj_gpu_get_info(g);
-	d->ordinal = ordinal;
-	snprintf(d->arch, sizeof(d->arch), "%s", gi->arch);
-	snprintf(d->name, sizeof(d->name), "%s", gi->name);
-	/* with the calibration the judge will use, recorded with the run's verdicts */
-	rc = kj_cli_gpu_device(db, g, cache_dir, NULL, &d->id, NULL, NULL, err);
-	kj_gpu_close(g);
-	return rc;
-}
-
-/* ---- the command ---------------------------------------------------------- */
-
-struct pend_ctx {
-	struct runner *r;
-	int cap;
-	struct kj_err *err;
-};
-
-static int collect_pending(void *ctx, const struct kj_store_cand *c)
-{
-	struct pend_ctx *p = ctx;
-	struct runner *r = p->r;
-	struct job *j;
-	if (r->njobs == p->cap) {
-		struct job *nv;
-		p->cap = p->cap ? 2 * p->cap : 256;
-		nv = realloc(r->jobs, (size_t)p->cap * sizeof(*nv));
-		if (!nv)
-			return kj_err_set(p->err, KJ_E_NOMEM, "out of memory");
-		r->jobs = nv;
+	(void)ctx;
+	if (*line == '\n') {
+		fputc('\n', stderr);
+		line++;
 	}
-	j = &r->jobs[r->njobs];
-	memset(j, 0, sizeof(*j));
-	j->source = malloc(c->source_len + 1);
-	if (!j->source)
-		return kj_err_set(p->err, KJ_E_NOMEM, "out of memory");
-	memcpy(j->source, c->source, c->source_len);
-	j->source[c->source_len] = 0;
-	j->len = c->source_len;
-	j->cid = c->id;
-	j->leader = -1;
-	j->next_follower = -1;
-	snprintf(j->sha, sizeof(j->sha), "%s", c->sha256);
-	/* the task name doubles as the lookup key until tasks are resolved */
-	snprintf(j->label, sizeof(j->label), "%s", c->task);
-	if (*c->path)
-		snprintf(j->label + strlen(j->label), sizeof(j->label) - strlen(j->label), "\t%s", c->path);
-	else
-		snprintf(j->label + strlen(j->label), sizeof(j->label) - strlen(j->label),
-			 "\t%s/%s/%d_%d", *c->model ? c->model : "-", c->task, c->sample, c->round);
-	r->njobs++;
-	return 0;
+	fprintf(stderr, "kjudge run: %s\n", line);
 }
 
 static void usage(void)
@@ -812,21 +408,21 @@ static int spec_backend(const char *spec, int is_dir_spec)
 
 /* --enqueue-only: the run's pending candidates into the cluster queue, for
  * `kjudge worker` processes to judge (docs/cluster.md). */
-static int enqueue(struct runner *r, const char *name, const char *shown, int added, int json,
-		   struct kj_err *err)
+static int enqueue(kj_db *db, int64_t run_id, kj_backend be, const char *name, const char *shown,
+		   int added, int json, struct kj_err *err)
 {
 	struct kj_store_counts cnt;
 	struct kj_cluster_counts q;
 	int jobs = 0, requeued = 0;
-	if (kj_cluster_enqueue(r->db, r->run_id, &jobs, &requeued, err) ||
-	    kj_store_run_counts(r->db, r->run_id, &cnt, err) ||
-	    kj_cluster_counts(r->db, r->run_id, NULL, &q, err)) {
+	if (kj_cluster_enqueue(db, run_id, &jobs, &requeued, err) ||
+	    kj_store_run_counts(db, run_id, &cnt, err) ||
+	    kj_cluster_counts(db, run_id, NULL, &q, err)) {
 		fprintf(stderr, "kjudge run: %s\n", err->msg);
 		return KJ_EXIT_JUDGE;
 	}
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:i,s:i,s:i,s:{s:I,s:I,s:I,s:I}}", "run", name,
-				      "db", shown, "backend", kj_backend_name(r->base.backend), "candidates",
+				      "db", shown, "backend", kj_backend_name(be), "candidates",
 				      (json_int_t)cnt.candidates, "judged", (json_int_t)cnt.judged, "pending",
 				      (json_int_t)(cnt.candidates - cnt.judged), "added", added, "jobs_added",
 				      jobs, "jobs_requeued", requeued, "queue", "queued", (json_int_t)q.queued,
@@ -845,363 +441,73 @@ static int enqueue(struct runner *r, const char *name, const char *shown, int ad
 	return KJ_EXIT_OK;
 }
 
-int cmd_run(int argc, char **argv)
+static int load_task(void *ctx, const char *key, kj_task **out, struct kj_err *err)
 {
-	static const struct option lo[] = {
-		{ "db", 1, 0, 'd' },      { "name", 1, 0, 'n' },        { "backend", 1, 0, 'b' },
-		{ "gpus", 1, 0, 'g' },    { "jobs", 1, 0, 'J' },        KJ_CLI_JUDGE_LONGOPTS,
-		{ "json", 0, 0, 'j' },    { "quiet", 0, 0, 'q' },       { "help", 0, 0, 'h' },
-		{ "enqueue-only", 0, 0, 'E' }, { "order", 1, 0, 'O' }, { 0, 0, 0, 0 }
-	};
-	struct runner r;
-	struct task_cache tasks = { 0 };
-	struct loader L;
-	struct kj_err err;
-	struct kj_store_counts cnt;
-	struct sigaction sa, old_int, old_term;
-	struct stat st;
-	char worker[PATH_MAX + 32], inc[PATH_MAX + 32], name[256] = "", dbpath[PATH_MAX + 16] = "";
-	char settings[512 + KJ_KNOBS_KEY_MAX], *end, shown[PATH_MAX + 16];
-	const char *db_arg = NULL, *name_arg = NULL, *spec;
-	int c, json = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, total, rc = 0;
-	int is_dir_spec, tty, exit_code = KJ_EXIT_OK, last_shown = -1, every;
-	int reused_pre = 0, linked = 0, enqueue_only = 0, order_cost = 1;
-	pthread_t *cth = NULL, eth[MAX_DEVS];
-	struct eval_arg eargs[MAX_DEVS];
-	double t0 = kj_cli_now_s(), tprint = 0;
+	(void)ctx;
+	return kj_cli_load_task(key, out, err);
+}
 
-	memset(&r, 0, sizeof(r));
-	r.t0 = t0;
-	kj_eval_opts_init(&r.base);
-	jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (jobs < 1)
-		jobs = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db_arg = optarg;
-			break;
-		case 'n':
-			name_arg = optarg;
-			break;
-		case 'b':
-			if (kj_backend_from_name(optarg, &r.base.backend))
-				return kj_cli_usage_error("run", "unknown backend '%s' (cpu, cuda, triton or kernelbench)", optarg);
-			have_backend = 1;
-			break;
-		case 'g':
-			if ((rc = kj_cli_gpus_option("run", optarg, gpus, &ngpus, MAX_DEVS)))
-				return rc;
-			break;
-		case 'J':
-			jobs = (int)strtol(optarg, &end, 10);
-			if (*end || jobs < 1 || jobs > 1024)
-				return kj_cli_usage_error("run", "--jobs wants 1..1024, got '%s'", optarg);
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			r.quiet = 1;
-			break;
-		case 'E':
-			enqueue_only = 1;
-			break;
-		case 'O':
-			if (strcmp(optarg, "cost") && strcmp(optarg, "spec"))
-				return kj_cli_usage_error("run", "--order wants cost or spec, got '%s'", optarg);
-			order_cost = !strcmp(optarg, "cost");
-			break;
-		case 'h':
-			usage();
-			return KJ_EXIT_OK;
-		default:
-			if ((rc = kj_cli_eval_option("run", c, optarg, &r.base)) != 1)
-				return rc ? rc : kj_cli_usage_error("run", "unknown option");
-			break;
-		}
-	}
-	if (optind != argc - 1)
-		return kj_cli_usage_error("run", "expected one SPEC (a JSONL file or a folder)");
-	spec = argv[optind];
-	if (stat(spec, &st))
-		return kj_cli_usage_error("run", "cannot read SPEC '%s': %s", spec, strerror(errno));
-	is_dir_spec = S_ISDIR(st.st_mode);
-	if (!have_backend && spec_backend(spec, is_dir_spec))
-		r.base.backend = KJ_BACKEND_CUDA;
+/* The run's name: --name, else the SPEC's name without its extension. */
+static int run_name(const char *name_arg, const char *spec, int is_dir_spec, char *name, size_t n)
+{
 	if (name_arg) {
-		snprintf(name, sizeof(name), "%s", name_arg);
+		snprintf(name, n, "%s", name_arg);
 	} else {
 		char tmp[PATH_MAX], *b, *dot;
 		snprintf(tmp, sizeof(tmp), "%s", spec);
 		while (strlen(tmp) > 1 && tmp[strlen(tmp) - 1] == '/')
 			tmp[strlen(tmp) - 1] = 0;
 		b = basename(tmp);
-		snprintf(name, sizeof(name), "%s", b);
+		snprintf(name, n, "%s", b);
 		dot = strrchr(name, '.');
 		if (dot && dot != name && !is_dir_spec)
 			*dot = 0;
 	}
 	if (!name[0] || !strcmp(name, ".") || !strcmp(name, "/"))
 		return kj_cli_usage_error("run", "cannot name the run from '%s': give --name", spec);
-	kj_cli_db_path(db_arg, name, dbpath, sizeof(dbpath));
-	if (enqueue_only && !kj_store_is_url(dbpath))
-		return kj_cli_usage_error("run", "--enqueue-only needs --db postgresql://...: the cluster "
-					  "queue lives in PostgreSQL (docs/cluster.md)");
-	kj_store_redact(dbpath, shown, sizeof(shown));
+	return 0;
+}
 
-	kj_err_init(&err);
-	if (kj_cache_dir(r.base.cache_dir, r.cache_dir, sizeof(r.cache_dir), &err)) {
-		fprintf(stderr, "kjudge run: %s\n", err.msg);
-		return KJ_EXIT_USAGE;
-	}
-	if (kj_backend_is_gpu(r.base.backend) && !kj_gpu_available()) {
-		fprintf(stderr, "kjudge run: the %s backend needs a CUDA device and a kjudge built with "
-				"nvcc; use --backend cpu here\n", kj_backend_name(r.base.backend));
-		return KJ_EXIT_USAGE;
-	}
-	kj_cli_judge_paths(worker, sizeof(worker), inc, sizeof(inc));
-	r.base.worker_path = worker;
-	r.base.include_dir = inc;
-	r.base.cache_dir = r.cache_dir;
-	kj_cli_seed_secret_env(&r.base);
-	{
-		struct kj_verdict_settings vs;
-		kj_eval_opts_settings(&r.base, &vs);
-		kj_store_cache_key(&vs, r.cache_key, sizeof(r.cache_key));
-	}
-	{
-		char gl[MAX_DEVS * 4 + 1] = "", knobs[KJ_KNOBS_KEY_MAX] = "";
-		for (int i = 0; i < ngpus; i++)
-			snprintf(gl + strlen(gl), sizeof(gl) - strlen(gl), "%s%d", i ? "," : "", gpus[i]);
-		/* the baseline knobs set (names and small values: no JSON escapes) */
-		if (kj_backend_is_gpu(r.base.backend) && kj_knobs_key(knobs, sizeof(knobs), &err)) {
-			fprintf(stderr, "kjudge run: %s\n", err.msg);
-			return KJ_EXIT_USAGE;
-		}
-		snprintf(settings, sizeof(settings),
-			 "{\"seeds\": %d, \"no_perf\": %s, \"timeout\": %g, \"perf_budget\": %g, "
-			 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d%s%s%s}",
-			 r.base.seeds, r.base.no_perf ? "true" : "false", r.base.call_timeout_s,
-			 r.base.perf_budget_s, r.base.policy == KJ_POLICY_STRICT ? "strict" : "flag",
-			 kj_backend_is_gpu(r.base.backend) ? gl : "", jobs,
-			 *knobs ? ", \"baseline_knobs\": \"" : "", knobs, *knobs ? "\"" : "");
-	}
-
-	if ((rc = kj_store_open(dbpath, &r.db, &err)))
-		goto judge_err;
-	if ((rc = kj_store_run_get_or_create(r.db, name, kj_backend_name(r.base.backend), spec, settings,
-					     &r.run_id, &err))) {
-		fprintf(stderr, "kjudge run: %s\n", err.msg);
-		kj_store_close(r.db);
-		return KJ_EXIT_USAGE;
-	}
-
-	/* the SPEC, in one transaction: all of it or nothing */
-	memset(&L, 0, sizeof(L));
-	L.db = r.db;
-	L.run_id = r.run_id;
-	L.tasks = &tasks;
-	L.want_c = r.base.backend == KJ_BACKEND_CPU;
-	L.want_cu = r.base.backend == KJ_BACKEND_CUDA;
-	L.want_py = kj_backend_is_python(r.base.backend);
-	if ((rc = kj_store_begin(r.db, &err)))
-		goto judge_err;
-	rc = is_dir_spec ? load_tree(&L, spec, &err) : load_jsonl(&L, spec, &err);
-	if (!rc)
-		rc = kj_store_link_parents(r.db, r.run_id, &linked, &err);
-	if (rc) {
-		kj_store_rollback(r.db, NULL);
-		fprintf(stderr, "kjudge run: %s\n", err.msg);
-		exit_code = KJ_EXIT_USAGE;
-		goto out;
-	}
-	if ((rc = kj_store_commit(r.db, &err)))
-		goto judge_err;
-	if (!r.quiet)
-		fprintf(stderr, "kjudge run: run '%s' in %s: %d candidates added, %d already there%s\n", name,
-			shown, L.added, L.existing, L.skipped ? " (some files skipped: not SAMPLE_ROUND.ext)" : "");
-
-	if (enqueue_only) {
-		exit_code = enqueue(&r, name, shown, L.added, json, &err);
-		goto out;
-	}
-
-	/* devices */
-	if (r.base.backend == KJ_BACKEND_CPU) {
-		if ((rc = kj_cli_cpu_device(r.db, &r.devs[0].id, r.devs[0].name, sizeof(r.devs[0].name),
-					     &err)))
-			goto judge_err;
-		r.ndevs = 1;
-	} else {
-		for (int i = 0; i < ngpus; i++) {
-			if ((rc = gpu_device(r.db, gpus[i], r.cache_dir, &r.devs[i], &err)))
-				goto judge_err;
-			r.ndevs++;
-		}
-	}
-
-	/* pending candidates: reuse what the cache knows, group duplicates */
-	{
-		struct pend_ctx pc = { &r, 0, &err };
-		if ((rc = kj_store_pending(r.db, r.run_id, collect_pending, &pc, &err)))
-			goto judge_err;
-	}
-	for (int i = 0; i < r.njobs; i++) {
-		struct job *j = &r.jobs[i];
-		char *tab = strchr(j->label, '\t');
-		*tab = 0;
-		if ((rc = task_get(&tasks, r.db, j->label, &j->t, &err)))
-			goto judge_err;
-		memmove(j->label, tab + 1, strlen(tab + 1) + 1);
-		j->spec_pos = i;
-		j->cost = order_cost ? job_cost(&r, r.jobs, i) : 0;
-	}
-	/* longest first: the devices' last jobs are then short ones, so that one
-	 * GPU does not judge a long candidate alone at the end (two GPUs idled
-	 * 10 s of 61 s that way in spec order) */
-	if (order_cost && r.njobs > 1)
-		qsort(r.jobs, (size_t)r.njobs, sizeof(*r.jobs), job_by_cost);
-	for (int i = 0; i < r.njobs; i++) {
-		struct job *j = &r.jobs[i];
-		int64_t from = 0;
-		for (int d = 0; d < r.ndevs && !from; d++)
-			if ((rc = kj_store_find_verdict_by_sha(r.db, j->sha, j->t->id,
-							       kj_backend_name(r.base.backend), r.devs[d].id,
-							       r.cache_key, &from, &err)))
-				goto judge_err;
-		if (from) {
-			if ((rc = kj_store_copy_verdict(r.db, from, j->cid, &err)))
-				goto judge_err;
-			j->state = J_DONE;
-			j->leader = i; /* neither compiled nor judged */
-			reused_pre++;
-			continue;
-		}
-		for (int k = 0; k < i; k++) {
-			struct job *l = &r.jobs[k];
-			if (l->leader < 0 && l->t == j->t && !strcmp(l->sha, j->sha)) {
-				int *tail = &l->next_follower;
-				while (*tail >= 0)
-					tail = &r.jobs[*tail].next_follower;
-				*tail = i;
-				j->leader = k;
-				break;
-			}
-		}
-	}
-	r.reused = r.done = reused_pre;
-	total = r.njobs;
-
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* a second ^C kills at once */
-	sa.sa_flags = SA_RESETHAND | SA_RESTART;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	tty = isatty(2);
-	/* plain lines: about ten per run, at least one per 100 candidates */
-	every = total / 10 < 1 ? 1 : total / 10 > 100 ? 100 : total / 10;
-	pthread_mutex_init(&r.mu, NULL);
-	pthread_cond_init(&r.cv, NULL);
-	if (r.done < total) {
-		sigset_t block, prev;
-		/* signals go to this thread only: a judge thread's system calls
-		 * must never see EINTR from a ^C */
-		sigemptyset(&block);
-		sigaddset(&block, SIGINT);
-		sigaddset(&block, SIGTERM);
-		pthread_sigmask(SIG_BLOCK, &block, &prev);
-		cth = calloc((size_t)jobs, sizeof(*cth));
-		if (!cth) {
-			pthread_sigmask(SIG_SETMASK, &prev, NULL);
-			rc = kj_err_set(&err, KJ_E_NOMEM, "out of memory");
-			goto judge_err;
-		}
-		for (int i = 0; i < jobs; i++)
-			pthread_create(&cth[i], NULL, compile_main, &r);
-		r.evals_live = r.ndevs;
-		for (int i = 0; i < r.ndevs; i++) {
-			eargs[i].r = &r;
-			eargs[i].d = &r.devs[i];
-			pthread_create(&eth[i], NULL, eval_main, &eargs[i]);
-		}
-		pthread_sigmask(SIG_SETMASK, &prev, NULL);
-		pthread_mutex_lock(&r.mu);
-		while (r.evals_live > 0) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 250000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&r.cv, &r.mu, &ts);
-			if (stop_requested || r.fatal)
-				pthread_cond_broadcast(&r.cv);
-			if (!r.quiet && r.done != last_shown && r.done &&
-			    (tty ? kj_cli_now_s() - tprint > 0.2 : r.done / every != last_shown / every)) {
-				progress(&r, total, t0, tty, 0);
-				last_shown = r.done;
-				tprint = kj_cli_now_s();
-			}
-		}
-		pthread_mutex_unlock(&r.mu);
-		for (int i = 0; i < r.ndevs; i++)
-			pthread_join(eth[i], NULL);
-		/* compile threads stop taking work once evaluation has stopped */
-		pthread_mutex_lock(&r.mu);
-		r.next_compile = r.njobs;
-		pthread_mutex_unlock(&r.mu);
-		for (int i = 0; i < jobs; i++)
-			pthread_join(cth[i], NULL);
-		free(cth);
-	}
-	if (!r.quiet && (tty || r.done != last_shown))
-		progress(&r, total, t0, tty, 1);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-
-	if ((rc = kj_store_run_counts(r.db, r.run_id, &cnt, &err)))
-		goto judge_err;
-	if (cnt.judged < cnt.candidates)
-		exit_code = r.failed ? KJ_EXIT_JUDGE : KJ_EXIT_FAIL;
+/* The summary on stdout: JSON, or a line and the counts per status. */
+static void summary(const char *name, const char *shown, kj_backend be, int added,
+		    const struct kj_store_counts *cnt, const struct kj_record_run_stats *r, double t0,
+		    int json)
+{
 	if (json) {
 		json_t *o = json_object(), *bs = json_object();
 		char *s;
 		for (int k = 0; k < KJ_ST_COUNT; k++)
-			json_object_set_new(bs, kj_status_name((kj_status)k), json_integer(cnt.by_status[k]));
+			json_object_set_new(bs, kj_status_name((kj_status)k), json_integer(cnt->by_status[k]));
 		json_object_set_new(o, "run", json_string(name));
 		json_object_set_new(o, "db", json_string(shown));
-		json_object_set_new(o, "backend", json_string(kj_backend_name(r.base.backend)));
-		json_object_set_new(o, "candidates", json_integer(cnt.candidates));
-		json_object_set_new(o, "judged", json_integer(cnt.judged));
-		json_object_set_new(o, "reused", json_integer(cnt.reused));
-		json_object_set_new(o, "pending", json_integer(cnt.candidates - cnt.judged));
+		json_object_set_new(o, "backend", json_string(kj_backend_name(be)));
+		json_object_set_new(o, "candidates", json_integer(cnt->candidates));
+		json_object_set_new(o, "judged", json_integer(cnt->judged));
+		json_object_set_new(o, "reused", json_integer(cnt->reused));
+		json_object_set_new(o, "pending", json_integer(cnt->candidates - cnt->judged));
 		json_object_set_new(o, "by_status", bs);
-		json_object_set_new(o, "this_run", json_pack("{s:i,s:i,s:i,s:i}", "added", L.added,
-							     "judged", r.judged, "reused", r.reused,
-							     "judge_failures", r.failed));
+		json_object_set_new(o, "this_run", json_pack("{s:i,s:i,s:i,s:i}", "added", added,
+							     "judged", r->judged, "reused", r->reused,
+							     "judge_failures", r->failed));
 		json_object_set_new(o, "interrupted", json_boolean(stop_requested));
 		json_object_set_new(o, "seconds", json_real(kj_cli_now_s() - t0));
 		{
 			/* per evaluation thread (GPU, or the CPU track's one lane) */
 			json_t *ds = json_array(), *tot = json_object();
 			double sum[KJ_PROF_COUNT] = { 0 }, rec = 0;
-			for (int d = 0; d < r.ndevs; d++) {
-				json_t *dv = json_pack("{s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal", r.devs[d].ordinal,
-						       "device_id", (json_int_t)r.devs[d].id, "jobs", r.devs[d].jobs,
-						       "first_start_s", r.devs[d].first_start, "last_end_s",
-						       r.devs[d].last_end, "busy_s", r.devs[d].busy, "wait_s",
-						       r.devs[d].wait);
+			for (int d = 0; d < r->ndevs; d++) {
+				const struct kj_record_dev_stats *dv0 = &r->devs[d];
+				json_t *dv = json_pack("{s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal", dv0->ordinal,
+						       "device_id", (json_int_t)dv0->id, "jobs", dv0->jobs,
+						       "first_start_s", dv0->first_start, "last_end_s",
+						       dv0->last_end, "busy_s", dv0->busy, "wait_s", dv0->wait);
 				json_t *pf = json_object();
 				for (int p = 0; p < KJ_PROF_COUNT; p++) {
-					json_object_set_new(pf, kj_prof_name((kj_prof)p), json_real(r.devs[d].prof[p]));
-					sum[p] += r.devs[d].prof[p];
+					json_object_set_new(pf, kj_prof_name((kj_prof)p), json_real(dv0->prof[p]));
+					sum[p] += dv0->prof[p];
 				}
-				json_object_set_new(pf, "record", json_real(r.devs[d].record));
-				rec += r.devs[d].record;
+				json_object_set_new(pf, "record", json_real(dv0->record));
+				rec += dv0->record;
 				json_object_set_new(dv, "profile_s", pf);
 				json_array_append_new(ds, dv);
 			}
@@ -1219,23 +525,238 @@ int cmd_run(int argc, char **argv)
 		json_decref(o);
 	} else {
 		printf("run %s (%s): %lld candidates, %lld with a verdict (%lld reused), %lld pending; "
-		       "%.1f s\n", name, shown, (long long)cnt.candidates, (long long)cnt.judged,
-		       (long long)cnt.reused, (long long)(cnt.candidates - cnt.judged), kj_cli_now_s() - t0);
+		       "%.1f s\n", name, shown, (long long)cnt->candidates, (long long)cnt->judged,
+		       (long long)cnt->reused, (long long)(cnt->candidates - cnt->judged), kj_cli_now_s() - t0);
 		for (int k = 0; k < KJ_ST_COUNT; k++)
-			if (cnt.by_status[k])
-				printf("  %-14s %lld\n", kj_status_name((kj_status)k), (long long)cnt.by_status[k]);
+			if (cnt->by_status[k])
+				printf("  %-14s %lld\n", kj_status_name((kj_status)k), (long long)cnt->by_status[k]);
 	}
-	if (stop_requested && !r.quiet)
+}
+
+/* The run's settings as its runs row keeps them (kjudge worker reads them
+ * back): the judge options, the GPUs, the compile threads, the baseline
+ * knobs set.  0, or an error with err set. */
+static int run_settings(const struct kj_eval_opts *e, const int *gpus, int ngpus, int jobs, char *out,
+			size_t n, struct kj_err *err)
+{
+	char gl[MAX_DEVS * 4 + 1] = "", knobs[KJ_KNOBS_KEY_MAX] = "";
+	int rc;
+	for (int i = 0; i < ngpus; i++)
+		snprintf(gl + strlen(gl), sizeof(gl) - strlen(gl), "%s%d", i ? "," : "", gpus[i]);
+	/* the baseline knobs set (names and small values: no JSON escapes) */
+	if (kj_backend_is_gpu(e->backend) && (rc = kj_knobs_key(knobs, sizeof(knobs), err)))
+		return rc;
+	snprintf(out, n,
+		 "{\"seeds\": %d, \"no_perf\": %s, \"timeout\": %g, \"perf_budget\": %g, "
+		 "\"policy\": \"%s\", \"gpus\": \"%s\", \"jobs\": %d%s%s%s}",
+		 e->seeds, e->no_perf ? "true" : "false", e->call_timeout_s, e->perf_budget_s,
+		 e->policy == KJ_POLICY_STRICT ? "strict" : "flag", kj_backend_is_gpu(e->backend) ? gl : "",
+		 jobs, *knobs ? ", \"baseline_knobs\": \"" : "", knobs, *knobs ? "\"" : "");
+	return 0;
+}
+
+/* The SPEC into L's run, in one transaction: all of it or nothing.  Returns
+ * KJ_EXIT_OK, KJ_EXIT_USAGE (a SPEC that cannot be taken: nothing written)
+ * or KJ_EXIT_JUDGE (the store failed), with err set. */
+static int load_spec(struct loader *L, const char *spec, int is_dir_spec, kj_backend be,
+		     struct kj_err *err)
+{
+	int rc, linked = 0;
+	L->want_c = be == KJ_BACKEND_CPU;
+	L->want_cu = be == KJ_BACKEND_CUDA;
+	L->want_py = kj_backend_is_python(be);
+	if (kj_store_begin(L->db, err))
+		return KJ_EXIT_JUDGE;
+	rc = is_dir_spec ? load_tree(L, spec, err) : load_jsonl(L, spec, err);
+	if (!rc)
+		rc = kj_store_link_parents(L->db, L->run_id, &linked, err);
+	if (rc) {
+		kj_store_rollback(L->db, NULL);
+		return KJ_EXIT_USAGE;
+	}
+	return kj_store_commit(L->db, err) ? KJ_EXIT_JUDGE : KJ_EXIT_OK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "db", 1, 0, 'd' },      { "name", 1, 0, 'n' },        { "backend", 1, 0, 'b' },
+		{ "gpus", 1, 0, 'g' },    { "jobs", 1, 0, 'J' },        KJ_CLI_JUDGE_LONGOPTS,
+		{ "json", 0, 0, 'j' },    { "quiet", 0, 0, 'q' },       { "help", 0, 0, 'h' },
+		{ "enqueue-only", 0, 0, 'E' }, { "order", 1, 0, 'O' }, { 0, 0, 0, 0 }
+	};
+	struct kj_record_run_opts ro;
+	struct kj_record_run_stats rs;
+	struct kj_record_tasks tasks;
+	struct show sh;
+	struct loader L;
+	struct kj_err err;
+	struct kj_store_counts cnt;
+	struct sigaction sa, old_int, old_term;
+	struct stat st;
+	kj_db *db = NULL;
+	int64_t run_id = 0;
+	char worker[PATH_MAX + 32], inc[PATH_MAX + 32], name[256] = "", dbpath[PATH_MAX + 16] = "";
+	char settings[512 + KJ_KNOBS_KEY_MAX], *end, shown[PATH_MAX + 16], cache_dir[PATH_MAX];
+	const char *db_arg = NULL, *name_arg = NULL, *spec;
+	int c, json = 0, quiet = 0, have_backend = 0, gpus[MAX_DEVS] = { 0 }, ngpus = 1, jobs, rc = 0;
+	int is_dir_spec, exit_code = KJ_EXIT_OK, enqueue_only = 0, order_cost = 1;
+	double t0 = kj_cli_now_s();
+
+	memset(&ro, 0, sizeof(ro));
+	memset(&rs, 0, sizeof(rs));
+	kj_eval_opts_init(&ro.eval);
+	jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (jobs < 1)
+		jobs = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db_arg = optarg;
+			break;
+		case 'n':
+			name_arg = optarg;
+			break;
+		case 'b':
+			if (kj_backend_from_name(optarg, &ro.eval.backend))
+				return kj_cli_usage_error("run", "unknown backend '%s' (cpu, cuda, triton or kernelbench)", optarg);
+			have_backend = 1;
+			break;
+		case 'g':
+			if ((rc = kj_cli_gpus_option("run", optarg, gpus, &ngpus, MAX_DEVS)))
+				return rc;
+			break;
+		case 'J':
+			jobs = (int)strtol(optarg, &end, 10);
+			if (*end || jobs < 1 || jobs > 1024)
+				return kj_cli_usage_error("run", "--jobs wants 1..1024, got '%s'", optarg);
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'E':
+			enqueue_only = 1;
+			break;
+		case 'O':
+			if (strcmp(optarg, "cost") && strcmp(optarg, "spec"))
+				return kj_cli_usage_error("run", "--order wants cost or spec, got '%s'", optarg);
+			order_cost = !strcmp(optarg, "cost");
+			break;
+		case 'h':
+			usage();
+			return KJ_EXIT_OK;
+		default:
+			if ((rc = kj_cli_eval_option("run", c, optarg, &ro.eval)) != 1)
+				return rc ? rc : kj_cli_usage_error("run", "unknown option");
+			break;
+		}
+	}
+	if (optind != argc - 1)
+		return kj_cli_usage_error("run", "expected one SPEC (a JSONL file or a folder)");
+	spec = argv[optind];
+	if (stat(spec, &st))
+		return kj_cli_usage_error("run", "cannot read SPEC '%s': %s", spec, strerror(errno));
+	is_dir_spec = S_ISDIR(st.st_mode);
+	if (!have_backend && spec_backend(spec, is_dir_spec))
+		ro.eval.backend = KJ_BACKEND_CUDA;
+	if ((rc = run_name(name_arg, spec, is_dir_spec, name, sizeof(name))))
+		return rc;
+	kj_cli_db_path(db_arg, name, dbpath, sizeof(dbpath));
+	if (enqueue_only && !kj_store_is_url(dbpath))
+		return kj_cli_usage_error("run", "--enqueue-only needs --db postgresql://...: the cluster "
+					  "queue lives in PostgreSQL (docs/cluster.md)");
+	kj_store_redact(dbpath, shown, sizeof(shown));
+
+	kj_err_init(&err);
+	if (kj_cache_dir(ro.eval.cache_dir, cache_dir, sizeof(cache_dir), &err)) {
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		return KJ_EXIT_USAGE;
+	}
+	if (kj_backend_is_gpu(ro.eval.backend) && !kj_gpu_available()) {
+		fprintf(stderr, "kjudge run: the %s backend needs a CUDA device and a kjudge built with "
+				"nvcc; use --backend cpu here\n", kj_backend_name(ro.eval.backend));
+		return KJ_EXIT_USAGE;
+	}
+	kj_cli_judge_paths(worker, sizeof(worker), inc, sizeof(inc));
+	ro.eval.worker_path = worker;
+	ro.eval.include_dir = inc;
+	ro.eval.cache_dir = cache_dir;
+	kj_cli_seed_secret_env(&ro.eval);
+	if (run_settings(&ro.eval, gpus, ngpus, jobs, settings, sizeof(settings), &err)) {
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		return KJ_EXIT_USAGE;
+	}
+
+	kj_record_tasks_init(&tasks, load_task, NULL);
+	if ((rc = kj_store_open(dbpath, &db, &err)))
+		goto judge_err;
+	if ((rc = kj_store_run_get_or_create(db, name, kj_backend_name(ro.eval.backend), spec, settings,
+					     &run_id, &err))) {
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		exit_code = KJ_EXIT_USAGE;
+		goto out;
+	}
+	/* a task's row is written when the SPEC or a pending candidate names it first */
+	tasks.db = db;
+
+	memset(&L, 0, sizeof(L));
+	L.db = db;
+	L.run_id = run_id;
+	L.tasks = &tasks;
+	if ((exit_code = load_spec(&L, spec, is_dir_spec, ro.eval.backend, &err))) {
+		fprintf(stderr, "kjudge run: %s\n", err.msg);
+		goto out;
+	}
+	if (!quiet)
+		fprintf(stderr, "kjudge run: run '%s' in %s: %d candidates added, %d already there%s\n", name,
+			shown, L.added, L.existing, L.skipped ? " (some files skipped: not SAMPLE_ROUND.ext)" : "");
+
+	if (enqueue_only) {
+		exit_code = enqueue(db, run_id, ro.eval.backend, name, shown, L.added, json, &err);
+		goto out;
+	}
+
+	sh.t0 = t0;
+	sh.tty = isatty(2);
+	ro.db = db;
+	ro.run_id = run_id;
+	ro.tasks = &tasks;
+	ro.gpus = gpus;
+	ro.ngpus = ngpus;
+	ro.jobs = jobs;
+	ro.order_cost = order_cost;
+	ro.stop = &stop_requested;
+	ro.progress = quiet ? NULL : progress;
+	ro.log = say;
+	ro.ctx = &sh;
+	ro.t0 = t0;
+	ro.tty = sh.tty;
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* a second ^C kills at once */
+	sa.sa_flags = SA_RESETHAND | SA_RESTART;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = kj_record_run(&ro, &rs, &err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc || (rc = kj_store_run_counts(db, run_id, &cnt, &err)))
+		goto judge_err;
+	if (cnt.judged < cnt.candidates)
+		exit_code = rs.failed ? KJ_EXIT_JUDGE : KJ_EXIT_FAIL;
+	summary(name, shown, ro.eval.backend, L.added, &cnt, &rs, t0, json);
+	if (stop_requested && !quiet)
 		fprintf(stderr, "kjudge run: interrupted; run the same command again to go on\n");
 	goto out;
 judge_err:
 	fprintf(stderr, "kjudge run: %s\n", err.msg);
 	exit_code = KJ_EXIT_JUDGE;
 out:
-	for (int i = 0; i < r.njobs; i++)
-		free(r.jobs[i].source);
-	free(r.jobs);
-	task_cache_release(&tasks);
-	kj_store_close(r.db);
+	kj_record_tasks_release(&tasks);
+	kj_store_close(db);
 	return exit_code;
 }

@@ -4,11 +4,13 @@
  * docs/cluster.md) on the devices it owns.
  *
  * One evaluation thread per GPU of --gpus (CUDA track) or --workers threads
- * (CPU track) each loop: claim a job (FOR UPDATE SKIP LOCKED, leased), take
- * the verdict from the cache when the same source was judged on this device
- * under the same settings, else log a judgement, run kj_eval and complete
- * the job (verdict + copies for identical sources + the job's end in one
- * transaction, refused when the lease was lost).  A heartbeat thread with a
+ * (CPU track) each loop: claim a job (FOR UPDATE SKIP LOCKED, leased) and
+ * judge it with kj_record_judge (include/kjudge/record.h): the verdict from
+ * the cache when the same source was judged on this device under the same
+ * settings, else a judgement logged and kj_eval; either way the job is
+ * completed through kj_cluster_complete (verdict + copies for identical
+ * sources + the job's end in one transaction, refused when the lease was
+ * lost).  A heartbeat thread with a
  * connection of its own renews the leases of the jobs in hand every third of
  * the lease.  The worker exits when its backend's queue has nothing queued
  * and nothing running (a running job of a dead worker is claimed again when
@@ -32,6 +34,7 @@
 #include "kjudge/cluster.h"
 #include "kjudge/gpu.h"
 #include "kjudge/judge.h"
+#include "kjudge/record.h"
 #include "kjudge/store.h"
 
 #define MAX_SLOTS 64
@@ -68,11 +71,6 @@ struct slot {
 	struct worker *w;
 };
 
-struct task_ent {
-	char *key;
-	kj_task *t;
-};
-
 struct run_ent {
 	int64_t run_id;
 	struct kj_eval_opts o;
@@ -94,8 +92,7 @@ struct worker {
 	char worker_path[PATH_MAX + 32], include_dir[PATH_MAX + 32];
 	struct slot slots[MAX_SLOTS];
 	int nslots;
-	struct task_ent *tasks;
-	int ntasks;
+	struct kj_record_tasks tasks;
 	struct run_ent *runs;
 	int nruns;
 	int hb_stop;
@@ -103,33 +100,10 @@ struct worker {
 	int judged, reused, copies, failed, lost, fatal;
 };
 
-static int task_get(struct worker *w, const char *key, const kj_task **out, struct kj_err *err)
+static int load_task(void *ctx, const char *key, kj_task **out, struct kj_err *err)
 {
-	struct task_ent *nv;
-	kj_task *t;
-	int rc = 0;
-	pthread_mutex_lock(&w->mu);
-	for (int i = 0; i < w->ntasks; i++)
-		if (!strcmp(w->tasks[i].key, key)) {
-			*out = w->tasks[i].t;
-			goto out;
-		}
-	if ((rc = kj_cli_load_task(key, &t, err)))
-		goto out;
-	nv = realloc(w->tasks, (size_t)(w->ntasks + 1) * sizeof(*nv));
-	if (!nv) {
-		kj_task_free(t);
-		rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
-		goto out;
-	}
-	w->tasks = nv;
-	w->tasks[w->ntasks].key = strdup(key);
-	w->tasks[w->ntasks].t = t;
-	w->ntasks++;
-	*out = t;
-out:
-	pthread_mutex_unlock(&w->mu);
-	return rc;
+	(void)ctx;
+	return kj_cli_load_task(key, out, err);
 }
 
 /* The evaluation settings of a run, from its settings JSON (as `kjudge run`
@@ -205,17 +179,47 @@ static void say(struct worker *w, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The store's side of kj_record_judge for a job: the verdict, or the copy of
+ * a cached one, ends the job (with copies for the run's identical sources)
+ * in one transaction; lost is set when the lease was taken meanwhile. */
+struct job_sink {
+	kj_db *db;
+	const struct kj_cluster_job *j;
+	const kj_task *t;
+	int copies, lost;
+};
+
+static int sink_put(void *ctx, int64_t cid, const kj_verdict *v, const kj_task *t, const char *json,
+		    const struct kj_store_verdict_opts *vo, struct kj_err *err)
+{
+	struct job_sink *k = ctx;
+	int rc = kj_cluster_complete(k->db, k->j, v, t, json, vo, 0, &k->copies, err);
+	(void)cid;
+	k->lost = rc == KJ_E_NOTFOUND;
+	return rc;
+}
+
+static int sink_copy(void *ctx, int64_t from, int64_t cid, struct kj_err *err)
+{
+	struct job_sink *k = ctx;
+	int rc = kj_cluster_complete(k->db, k->j, NULL, k->t, NULL, NULL, from, &k->copies, err);
+	(void)cid;
+	k->lost = rc == KJ_E_NOTFOUND;
+	return rc;
+}
+
 /* Judges the job in sl->job; returns 0, or -1 on a judge failure. */
 static int judge_job(struct worker *w, struct slot *sl)
 {
 	struct kj_cluster_job *j = &sl->job;
 	struct kj_eval_opts o;
-	struct kj_store_verdict_opts vo;
+	struct kj_recorder rec;
+	struct kj_record_cand c;
+	struct kj_record_out out;
+	struct job_sink sink;
 	struct kj_err err;
 	const kj_task *t = NULL;
-	kj_verdict v;
-	char cache_key[256], *json = NULL;
-	int64_t from = 0, jid = 0;
+	char cache_key[256];
 	int rc, copies = 0;
 	kj_err_init(&err);
 	/* judged meanwhile by a `kjudge run` on the same store: just end the job */
@@ -228,47 +232,42 @@ static int judge_job(struct worker *w, struct slot *sl)
 		return 0;
 	}
 	kj_err_init(&err);
-	if ((rc = task_get(w, j->task, &t, &err)) ||
-	    (rc = run_opts(w, j, &o, cache_key, sizeof(cache_key), &err)) ||
-	    (rc = kj_store_find_verdict_by_sha(w->db, j->sha256, t->id, j->backend, sl->device_id,
-					       cache_key, &from, &err)))
+	if ((rc = kj_record_task_get(&w->tasks, j->task, &t, NULL, &err)) ||
+	    (rc = run_opts(w, j, &o, cache_key, sizeof(cache_key), &err)))
 		goto fail;
-	if (from) {
-		rc = kj_cluster_complete(w->db, j, NULL, t, NULL, NULL, from, &copies, &err);
-		if (rc == KJ_E_NOTFOUND)
-			goto lost;
-		if (rc)
-			goto fail;
-		pthread_mutex_lock(&w->mu);
-		w->reused += 1 + copies;
-		pthread_mutex_unlock(&w->mu);
-		return 0;
-	}
 	o.device = sl->ordinal > 0 ? sl->ordinal : 0;
 	o.gpu = sl->gpu;
-	if ((rc = kj_store_judgement_begin(w->db, j->candidate_id, sl->device_id, &jid, &err)))
-		goto fail;
-	if ((rc = kj_eval(t, j->source, j->source_len, &o, &v, &err))) {
-		kj_verdict_release(&v);
+	memset(&sink, 0, sizeof(sink));
+	sink.db = w->db;
+	sink.j = j;
+	sink.t = t;
+	memset(&rec, 0, sizeof(rec));
+	rec.db = w->db;
+	rec.run_id = j->run_id;
+	rec.device_id = sl->device_id;
+	rec.cache_key = cache_key;
+	rec.eval = &o;
+	rec.put = sink_put;
+	rec.copy = sink_copy;
+	rec.ctx = &sink;
+	memset(&c, 0, sizeof(c));
+	c.id = j->candidate_id;
+	c.t = t;
+	c.source = j->source;
+	c.len = j->source_len;
+	c.sha256 = j->sha256;
+	if ((rc = kj_record_judge(&rec, &c, &out, &err))) {
+		if (sink.lost)
+			goto lost;
 		goto fail;
 	}
-	json = kj_verdict_json_text(&v, t);
-	memset(&vo, 0, sizeof(vo));
-	vo.run_id = j->run_id;
-	vo.device_id = sl->device_id;
-	vo.cache_key = cache_key;
-	vo.judgement_id = jid;
-	rc = json ? kj_cluster_complete(w->db, j, &v, t, json, &vo, 0, &copies, &err)
-		  : kj_err_set(&err, KJ_E_NOMEM, "cannot render the verdict");
-	free(json);
-	kj_verdict_release(&v);
-	if (rc == KJ_E_NOTFOUND)
-		goto lost;
-	if (rc)
-		goto fail;
 	pthread_mutex_lock(&w->mu);
-	w->judged++;
-	w->copies += copies;
+	if (out.how == KJ_RECORD_COPIED) {
+		w->reused += 1 + sink.copies;
+	} else {
+		w->judged++;
+		w->copies += sink.copies;
+	}
 	pthread_mutex_unlock(&w->mu);
 	return 0;
 lost:
@@ -404,20 +403,6 @@ static void *heartbeat_main(void *arg)
 		}
 	}
 	return NULL;
-}
-
-/* ---- devices -------------------------------------------------------------- */
-
-static int gpu_device(struct worker *w, struct slot *sl, struct kj_err *err)
-{
-	kj_gpu *g;
-	int rc;
-	if ((rc = kj_gpu_open(sl->ordinal, &g, err)))
-		return rc;
-	snprintf(sl->arch, sizeof(sl->arch), "%s", kj_gpu_get_info(g)->arch);
-	rc = kj_cli_gpu_device(w->db, g, w->cache_dir, NULL, &sl->device_id, NULL, NULL, err);
-	kj_gpu_close(g);
-	return rc;
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -562,11 +547,14 @@ int cmd_worker(int argc, char **argv)
 	gethostname(w.host, sizeof(w.host) - 1);
 	w.host[sizeof(w.host) - 1] = 0;
 	pthread_mutex_init(&w.mu, NULL);
+	kj_record_tasks_init(&w.tasks, load_task, NULL);
 
 	hb.db = NULL;
 	if (kj_store_open(db_arg, &w.db, &err) || kj_store_open(db_arg, &hb.db, &err)) {
 		fprintf(stderr, "kjudge worker: %s\n", err.msg);
 		kj_store_close(w.db);
+		kj_record_tasks_release(&w.tasks);
+		pthread_mutex_destroy(&w.mu);
 		return KJ_EXIT_JUDGE;
 	}
 	hb.w = &w;
@@ -581,9 +569,11 @@ int cmd_worker(int argc, char **argv)
 		sl->index = i;
 		sl->w = &w;
 		sl->ordinal = be == KJ_BACKEND_CUDA ? gpus[i] : -1;
-		if ((be == KJ_BACKEND_CUDA ? gpu_device(&w, sl, &err)
-					   : (i ? (sl->device_id = w.slots[0].device_id, 0)
-						: kj_cli_cpu_device(w.db, &sl->device_id, NULL, 0, &err)))) {
+		if ((be == KJ_BACKEND_CUDA
+			     ? kj_record_gpu_ordinal(w.db, sl->ordinal, w.cache_dir, &sl->device_id, sl->arch,
+						     sizeof(sl->arch), NULL, 0, &err)
+			     : (i ? (sl->device_id = w.slots[0].device_id, 0)
+				  : kj_record_cpu_device(w.db, &sl->device_id, NULL, 0, &err)))) {
 			fprintf(stderr, "kjudge worker: %s\n", err.msg);
 			exit_code = KJ_EXIT_JUDGE;
 			goto out;
@@ -637,11 +627,7 @@ int cmd_worker(int argc, char **argv)
 		       w.copies, w.reused, w.failed, w.lost, kj_cli_now_s() - t0);
 	}
 out:
-	for (int i = 0; i < w.ntasks; i++) {
-		free(w.tasks[i].key);
-		kj_task_free(w.tasks[i].t);
-	}
-	free(w.tasks);
+	kj_record_tasks_release(&w.tasks);
 	free(w.runs);
 	kj_store_close(hb.db);
 	kj_store_close(w.db);

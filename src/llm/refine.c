@@ -24,6 +24,7 @@
 
 #include "kjudge/hash.h"
 #include "kjudge/llm.h"
+#include "kjudge/record.h"
 #include "llm/llm_internal.h"
 
 /* verdicts of answers without a code block are not reusable by sha: the
@@ -191,43 +192,35 @@ static int observe(struct chain *c, struct attempt *a, int restart)
 static int judge(const struct kj_refine_opts *o, struct kj_refine_stats *st, const kj_task *t,
 		 struct attempt *a, const char *sha, struct kj_err *err)
 {
-	int64_t from = 0, jid = 0;
+	struct kj_recorder rec;
+	struct kj_record_cand c;
+	struct kj_record_out out;
 	int rc;
-	if ((rc = kj_store_find_verdict_by_sha(o->db, sha, t->id, kj_backend_name(o->eval->backend),
-					       o->device_id, o->cache_key, &from, err)))
-		return rc;
-	if (from && from != a->id) {
-		if ((rc = kj_store_copy_verdict(o->db, from, a->id, err)))
-			return rc;
-		st->reused++;
-	} else {
-		struct kj_store_verdict_opts vo;
-		kj_verdict v;
-		char *json;
-		if ((rc = kj_store_judgement_begin(o->db, a->id, o->device_id, &jid, err)))
-			return rc;
-		if ((rc = kj_eval(t, a->source, a->len, o->eval, &v, err))) {
-			kj_verdict_release(&v);
+	memset(&rec, 0, sizeof(rec));
+	rec.db = o->db;
+	rec.run_id = o->run_id;
+	rec.device_id = o->device_id;
+	rec.cache_key = o->cache_key;
+	rec.eval = o->eval;
+	memset(&c, 0, sizeof(c));
+	c.id = a->id;
+	c.t = t;
+	c.source = a->source;
+	c.len = a->len;
+	c.sha256 = sha;
+	c.want_json = 1;
+	if ((rc = kj_record_judge(&rec, &c, &out, err))) {
+		if (out.failed == KJ_RECORD_STEP_EVAL)
 			kj_err_prefix(err, "judging %s round %d", t->id, a->round);
-			return rc;
-		}
-		json = kj_verdict_json_text(&v, t);
-		memset(&vo, 0, sizeof(vo));
-		vo.run_id = o->run_id;
-		vo.device_id = o->device_id;
-		vo.cache_key = o->cache_key;
-		vo.judgement_id = jid;
-		rc = json ? kj_store_put_verdict(o->db, a->id, &v, t, json, &vo, err)
-			  : kj_err_set(err, KJ_E_NOMEM, "cannot render the verdict");
-		free(json);
-		kj_verdict_release(&v);
-		if (rc)
-			return rc;
-		st->judged++;
+		return rc;
 	}
+	if (out.how == KJ_RECORD_COPIED)
+		st->reused++;
+	else
+		st->judged++;
 	free(a->json);
-	a->json = NULL;
-	return kj_store_get_verdict(o->db, a->id, &a->json, NULL, err);
+	a->json = out.json;
+	return 0;
 }
 
 /* The verdict of an answer with no code block: a compile error at the
@@ -474,25 +467,6 @@ static int step(const struct kj_refine_opts *o, struct kj_refine_stats *st, stru
 	return 0;
 }
 
-static int put_task(kj_db *db, const kj_task *t, struct kj_err *err)
-{
-	FILE *f = fopen(t->path, "rb");
-	char sha[65] = "";
-	if (f) {
-		struct kjl_buf b;
-		char chunk[8192];
-		size_t r;
-		kjl_init(&b);
-		while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			kjl_putn(&b, chunk, r);
-		fclose(f);
-		if (!b.oom)
-			kj_sha256_hex(b.s ? b.s : "", b.len, sha);
-		kjl_release(&b);
-	}
-	return kj_store_put_task(db, t, sha, err);
-}
-
 int kj_refine_run(const kj_task *const *tasks, int ntasks, const struct kj_refine_opts *o,
 		  struct kj_refine_stats *st, struct kj_err *err)
 {
@@ -510,7 +484,7 @@ int kj_refine_run(const kj_task *const *tasks, int ntasks, const struct kj_refin
 		kjl_init(&ch[i].history);
 	}
 	for (int i = 0; i < ntasks && !rc; i++)
-		rc = put_task(o->db, tasks[i], err);
+		rc = kj_record_put_task(o->db, tasks[i], err);
 	for (int i = 0; i < n && !rc; i++)
 		rc = resume_chain(o, st, &ch[i], err);
 	if (!rc && st->resumed)

@@ -193,7 +193,8 @@ static enum MHD_Result submit(struct kj_server *S, struct MHD_Connection *c, con
 	json_error_t je;
 	json_t *o, *v, *canon;
 	struct kj_job_new n;
-	struct kj_serve_task *te;
+	const struct kj_serve_task *te;
+	const kj_task *t;
 	struct kj_job job;
 	struct kj_err err;
 	enum kj_submit_result res;
@@ -274,7 +275,7 @@ static enum MHD_Result submit(struct kj_server *S, struct MHD_Connection *c, con
 		key = hkey;
 	}
 	kj_err_init(&err);
-	if (!(te = kj_serve_task_get(S, n.task, &err))) {
+	if (!(te = kj_serve_task_get(S, n.task, &t, NULL, &err))) {
 		ret = send_error(c, 422, "%s", err.msg);
 		json_decref(o);
 		return ret;
@@ -510,16 +511,16 @@ static enum MHD_Result list_tasks(struct kj_server *S, struct MHD_Connection *c)
 	json_t *arr = json_array();
 	for (int i = 0; i < S->ntasks; i++) {
 		struct kj_err err;
-		struct kj_serve_task *te;
-		json_t *t;
+		const struct kj_serve_task *te;
+		const kj_task *t;
+		json_t *row;
 		kj_err_init(&err);
-		te = kj_serve_task_get(S, S->tasks[i].id, &err);
+		te = kj_serve_task_get(S, S->tasks_served[i].id, &t, NULL, &err);
 		if (!te)
 			continue;
-		t = json_pack("{s:s,s:i,s:s,s:s}", "id", te->id, "level", te->t->level, "category",
-			      te->t->category ? te->t->category : "", "about",
-			      te->t->about ? te->t->about : "");
-		json_array_append_new(arr, t);
+		row = json_pack("{s:s,s:i,s:s,s:s}", "id", te->id, "level", t->level, "category",
+				t->category ? t->category : "", "about", t->about ? t->about : "");
+		json_array_append_new(arr, row);
 	}
 	return send_json(c, 200, json_pack("{s:o}", "tasks", arr), NULL);
 }

@@ -20,6 +20,7 @@
 #include "kjudge/gpu.h"
 #include "kjudge/hash.h"
 #include "kjudge/jail.h"
+#include "kjudge/record.h"
 #include "serve/serve_int.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:8421"
@@ -125,42 +126,35 @@ int kj_serve_parse_listen(const char *s, struct sockaddr_storage *addr, int *loo
 
 /* ---- tasks --------------------------------------------------------------- */
 
-struct kj_serve_task *kj_serve_task_get(struct kj_server *S, const char *id, struct kj_err *err)
+/* The loader of S's task cache: a served id is loaded from its path, and a
+ * failed load is kept (S->tasks.keep_failures) with this message. */
+static int load_served(void *ctx, const char *id, kj_task **out, struct kj_err *err)
 {
-	struct kj_serve_task *e = NULL;
+	struct kj_server *S = ctx;
+	struct kj_err le;
 	for (int i = 0; i < S->ntasks; i++)
-		if (!strcmp(S->tasks[i].id, id)) {
-			e = &S->tasks[i];
-			break;
+		if (!strcmp(S->tasks_served[i].id, id)) {
+			kj_err_init(&le);
+			if (kj_task_load(S->tasks_served[i].path, out, &le))
+				return kj_err_set(err, KJ_E_USAGE, "task '%s' does not load: %s", id, le.msg);
+			return 0;
 		}
+	return kj_err_set(err, KJ_E_NOTFOUND, "unknown task '%s' (GET /v1/tasks lists them)", id);
+}
+
+const struct kj_serve_task *kj_serve_task_get(struct kj_server *S, const char *id, const kj_task **t,
+					      char sha256[65], struct kj_err *err)
+{
+	const struct kj_serve_task *e = NULL;
+	for (int i = 0; i < S->ntasks && !e; i++)
+		if (!strcmp(S->tasks_served[i].id, id))
+			e = &S->tasks_served[i];
 	if (!e) {
 		kj_err_set(err, KJ_E_NOTFOUND, "unknown task '%s' (GET /v1/tasks lists them)", id);
 		return NULL;
 	}
-	pthread_mutex_lock(&S->task_mu);
-	if (!e->t && !e->error[0]) {
-		struct kj_err le;
-		char *kt = NULL;
-		size_t len = 0;
-		FILE *f;
-		kj_err_init(&le);
-		if (kj_task_load(e->path, &e->t, &le)) {
-			e->t = NULL;
-			snprintf(e->error, sizeof(e->error), "task '%s' does not load: %s", id, le.msg);
-		} else if ((f = fopen(e->path, "rb"))) {
-			/* the tasks row records the .kt file's hash, as kjudge run does */
-			if (fseek(f, 0, SEEK_END) == 0 && (len = (size_t)ftell(f)) < (16u << 20) &&
-			    fseek(f, 0, SEEK_SET) == 0 && (kt = malloc(len + 1)) && fread(kt, 1, len, f) == len)
-				kj_sha256_hex(kt, len, e->sha256);
-			free(kt);
-			fclose(f);
-		}
-	}
-	pthread_mutex_unlock(&S->task_mu);
-	if (!e->t) {
-		kj_err_set(err, KJ_E_USAGE, "%s", e->error);
+	if (kj_record_task_get(&S->tasks, e->id, t, sha256, err))
 		return NULL;
-	}
 	return e;
 }
 
@@ -204,25 +198,26 @@ static int finish_stored(struct kj_serve_worker *w, const struct kj_job *j, int6
 static void judge_job(struct kj_serve_worker *w, const struct kj_job *j)
 {
 	struct kj_server *S = w->S;
-	struct kj_serve_task *te;
+	const kj_task *t;
 	struct kj_store_candidate c;
-	struct kj_store_verdict_opts vo;
 	struct kj_eval_opts o = S->eval;
+	struct kj_recorder rec;
+	struct kj_record_cand cand;
+	struct kj_record_out out;
 	struct kj_err err;
-	kj_verdict v;
-	int64_t cid = 0, from = 0, jid = 0;
-	char *json;
+	int64_t cid = 0;
+	char sha[65];
 	int rc;
 	kj_err_init(&err);
-	if (!(te = kj_serve_task_get(S, j->task, &err))) {
+	if (!kj_serve_task_get(S, j->task, &t, sha, &err)) {
 		finish(w, j, KJ_JOB_FAILED, 0, NULL, NULL, err.msg);
 		return;
 	}
-	if ((rc = kj_store_put_task(w->db, te->t, te->sha256, &err)))
+	if ((rc = kj_store_put_task(w->db, t, sha, &err)))
 		goto judge_fail;
 	memset(&c, 0, sizeof(c));
 	c.run_id = S->run_id;
-	c.task = te->t->id;
+	c.task = t->id;
 	c.source = j->source;
 	c.source_len = j->source_len;
 	c.sha256 = j->sha256;
@@ -239,36 +234,27 @@ static void judge_job(struct kj_serve_worker *w, const struct kj_job *j)
 	}
 	if (finish_stored(w, j, cid))
 		return;
-	if ((rc = kj_store_find_verdict_by_sha(w->db, j->sha256, te->t->id, S->backend, w->device_id,
-					       S->cache_key, &from, &err)))
-		goto judge_fail;
-	if (from && from != cid && kj_store_copy_verdict(w->db, from, cid, NULL) == 0 &&
-	    finish_stored(w, j, cid))
-		return;
-	if ((rc = kj_store_judgement_begin(w->db, cid, w->device_id, &jid, &err)))
-		goto judge_fail;
 	o.device = w->ordinal;
 	o.gpu = w->gpu;
 	o.cache_dir = S->cache_dir;
-	rc = kj_eval(te->t, j->source, j->source_len, &o, &v, &err);
-	if (rc) {
-		kj_verdict_release(&v);
-		goto judge_fail;
-	}
-	json = kj_verdict_json_text(&v, te->t);
-	memset(&vo, 0, sizeof(vo));
-	vo.run_id = S->run_id;
-	vo.device_id = w->device_id;
-	vo.cache_key = S->cache_key;
-	vo.judgement_id = jid;
-	rc = json ? kj_store_put_verdict(w->db, cid, &v, te->t, json, &vo, &err)
-		  : kj_err_set(&err, KJ_E_NOMEM, "cannot render the verdict");
-	if (!rc)
-		finish(w, j, KJ_JOB_DONE, cid, kj_status_name(v.status), json, NULL);
-	free(json);
-	kj_verdict_release(&v);
-	if (!rc)
+	memset(&rec, 0, sizeof(rec));
+	rec.db = w->db;
+	rec.run_id = S->run_id;
+	rec.device_id = w->device_id;
+	rec.cache_key = S->cache_key;
+	rec.eval = &o;
+	memset(&cand, 0, sizeof(cand));
+	cand.id = cid;
+	cand.t = t;
+	cand.source = j->source;
+	cand.len = j->source_len;
+	cand.sha256 = j->sha256;
+	cand.want_json = 1;
+	if (kj_record_judge(&rec, &cand, &out, &err) == 0) {
+		finish(w, j, KJ_JOB_DONE, cid, kj_status_name(out.status), out.json, NULL);
+		free(out.json);
 		return;
+	}
 judge_fail:
 	kj_err_prefix(&err, "the judge failed");
 	finish(w, j, KJ_JOB_FAILED, cid, NULL, NULL, err.msg);
@@ -333,30 +319,6 @@ static void *worker_main(void *arg)
 }
 
 /* ---- start and stop ------------------------------------------------------ */
-
-static int cpu_device(kj_db *db, int64_t *id, struct kj_err *err)
-{
-	char host[128] = "localhost", uuid[160];
-	gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = 0;
-	snprintf(uuid, sizeof(uuid), "cpu:%s", host);
-	return kj_store_device_upsert(db, uuid, host, "", NULL, id, err);
-}
-
-/* Records the GPU of w in the store; the context is opened again by w's own
- * thread (a CUDA context's current device is per thread), as kjudge run does. */
-static int gpu_device(struct kj_serve_worker *w, struct kj_err *err)
-{
-	const kj_gpu_info *gi;
-	kj_gpu *g;
-	int rc;
-	if ((rc = kj_gpu_open(w->ordinal, &g, err)))
-		return rc;
-	gi = kj_gpu_get_info(g);
-	rc = kj_store_device_upsert(w->db, gi->uuid, gi->name, gi->arch, NULL, &w->device_id, err);
-	kj_gpu_close(g);
-	return rc;
-}
 
 /* Running jobs of a server on this host whose process is gone: handed back
  * at once instead of waiting for their leases. */
@@ -482,18 +444,19 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 	snprintf(S->owner, sizeof(S->owner), "%s:%ld:%.0f", host, (long)getpid(), kj_serve_now());
 	pthread_mutex_init(&S->mu, NULL);
 	pthread_mutex_init(&S->db_mu, NULL);
-	pthread_mutex_init(&S->task_mu, NULL);
 	pthread_cond_init(&S->work_cv, NULL);
 	pthread_cond_init(&S->done_cv, NULL);
+	kj_record_tasks_init(&S->tasks, load_served, S);
+	S->tasks.keep_failures = 1;
 	S->ntasks = o->ntasks;
-	S->tasks = calloc((size_t)(o->ntasks ? o->ntasks : 1), sizeof(*S->tasks));
-	if (!S->tasks) {
+	S->tasks_served = calloc((size_t)(o->ntasks ? o->ntasks : 1), sizeof(*S->tasks_served));
+	if (!S->tasks_served) {
 		rc = kj_err_set(err, KJ_E_NOMEM, "serve: out of memory");
 		goto out;
 	}
 	for (int i = 0; i < o->ntasks; i++) {
-		S->tasks[i].id = o->task_ids[i];
-		S->tasks[i].path = o->task_paths[i];
+		S->tasks_served[i].id = o->task_ids[i];
+		S->tasks_served[i].path = o->task_paths[i];
 	}
 	if ((rc = kj_cache_dir(o->eval.cache_dir, S->cache_dir, sizeof(S->cache_dir), err)))
 		goto out;
@@ -551,10 +514,13 @@ int kj_serve_run(const struct kj_serve_opts *o, volatile sig_atomic_t *stop, str
 		w->ordinal = o->eval.backend == KJ_BACKEND_CUDA && o->ngpus > 0 ? o->gpus[i] : 0;
 		if ((rc = kj_store_open(o->db_path, &w->db, err)))
 			goto out;
+		/* the GPU's context is opened again by w's own thread (a CUDA
+		 * context's current device is per thread), as kjudge run does */
 		if (o->eval.backend == KJ_BACKEND_CUDA)
-			rc = gpu_device(w, err);
+			rc = kj_record_gpu_ordinal(w->db, w->ordinal, S->cache_dir, &w->device_id, NULL, 0,
+						   NULL, 0, err);
 		else
-			rc = cpu_device(w->db, &w->device_id, err);
+			rc = kj_record_cpu_device(w->db, &w->device_id, NULL, 0, err);
 		if (rc)
 			goto out;
 	}
@@ -704,14 +670,12 @@ out:
 		kj_store_close(S->workers[i].db);
 	}
 	free(S->workers);
-	for (int i = 0; S->tasks && i < S->ntasks; i++)
-		kj_task_free(S->tasks[i].t);
-	free(S->tasks);
+	kj_record_tasks_release(&S->tasks);
+	free(S->tasks_served);
 	kj_store_close(S->db);
 	kj_store_close(main_db);
 	pthread_mutex_destroy(&S->mu);
 	pthread_mutex_destroy(&S->db_mu);
-	pthread_mutex_destroy(&S->task_mu);
 	pthread_cond_destroy(&S->work_cv);
 	pthread_cond_destroy(&S->done_cv);
 	free(S);

@@ -5,9 +5,9 @@
  * Locks: `mu` guards stopping, the workers' job ids and the event counters
  * (work_cv wakes evaluation threads on a submit, done_cv wakes long polls
  * when a job ends); `db_mu` guards `db`, the HTTP threads' store connection;
- * `task_mu` guards loading of the task table.  Each evaluation thread has
- * its own store connection.  A loaded kj_task is never changed again, so
- * threads share it without a lock.
+ * the task cache (`tasks`, include/kjudge/record.h) has a lock of its own.
+ * Each evaluation thread has its own store connection.  A loaded kj_task is
+ * never changed again, so threads share it without a lock.
  */
 #ifndef KJ_SERVE_INT_H
 #define KJ_SERVE_INT_H
@@ -15,14 +15,13 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "kjudge/record.h"
 #include "kjudge/serve.h"
 #include "kjudge/store.h"
 
+/* A served task: its id and .kt path (loaded through kj_server.tasks). */
 struct kj_serve_task {
 	const char *id, *path;
-	kj_task *t;       /* NULL until loaded */
-	char sha256[65];  /* of the .kt file */
-	char error[512];  /* a load that failed, else '' */
 };
 
 struct kj_serve_worker {
@@ -62,9 +61,9 @@ struct kj_server {
 	pthread_mutex_t db_mu;
 	kj_db *db;
 
-	pthread_mutex_t task_mu;
-	struct kj_serve_task *tasks;
+	struct kj_serve_task *tasks_served; /* the task table, as given */
 	int ntasks;
+	struct kj_record_tasks tasks;      /* loaded on first use; failed loads kept */
 
 	struct kj_serve_worker *workers;
 	int nworkers;
@@ -72,9 +71,12 @@ struct kj_server {
 
 double kj_serve_now(void);
 void kj_serve_log(struct kj_server *S, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The task named id (loading it on first use); NULL with a message in err
- * (KJ_E_NOTFOUND: not one of the served tasks). */
-struct kj_serve_task *kj_serve_task_get(struct kj_server *S, const char *id, struct kj_err *err);
+/* The served task named id, loading it on first use: its entry, with *t and
+ * sha256 (may be NULL: the .kt file's hash) set; NULL with a message in err
+ * (KJ_E_NOTFOUND: not one of the served tasks; KJ_E_USAGE: it does not
+ * load). */
+const struct kj_serve_task *kj_serve_task_get(struct kj_server *S, const char *id, const kj_task **t,
+					      char sha256[65], struct kj_err *err);
 
 /* The HTTP side: starts libmicrohttpd on addr; returns the daemon (opaque)
  * and the bound port, or NULL with err set.  kj_serve_http_stop stops it. */
