@@ -42,9 +42,6 @@ typedef struct kj_gpu_info {
 /* 1 when this build has CUDA and a device is usable. */
 int kj_gpu_available(void);
 int kj_gpu_open(int device, kj_gpu **out, struct kj_err *err);
-/* The UUID of device ("GPU-..."), as kj_gpu_get_info gives it, without
- * opening a context on it. */
-int kj_gpu_device_uuid(int device, char *buf, size_t len, struct kj_err *err);
 void kj_gpu_close(kj_gpu *g);
 const kj_gpu_info *kj_gpu_get_info(const kj_gpu *g);
 

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <ftw.h>
-#include <pthread.h>
 #include <signal.h>
 #include <math.h>
 #include <stdarg.h>
@@ -616,136 +615,32 @@ static void worker_opts(const struct judge *j, const char *scratch, int unconfin
 	wo->cuda_uuid = uuid;
 }
 
-/* A CUDA worker started, with its context, on a thread of its own while
- * kj_eval opens the device, checks and compiles (`kjudge eval`'s latency):
- * trusted, nothing of the candidate's is in it; waited for before anything
- * is timed (calibration, the baseline) and made the evaluation's worker by
- * spawn_worker.  The thread lives until the worker is stopped: the
- * worker's parent-death signal (PR_SET_PDEATHSIG) follows the thread that
- * forked it, not the process. */
-struct kjj_prespawn {
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int running;  /* the thread was started and not joined */
-	int done;     /* its worker is up and set up, or failed (under mu) */
-	int quit;     /* the thread may end: its worker is stopped (under mu) */
-	int started;  /* its worker was started (and not yet adopted or stopped) */
-	int taken;    /* spawn_worker took its worker, or its failure */
-	char uuid[64];
-	struct kj_worker_opts wo;
-	double timeout_s;
-	struct kj_worker w;
-	struct kj_call_result res; /* SETUP's reply */
-	struct kj_err err;
-	int rc;
-};
-
-static void *prespawn_main(void *arg)
-{
-	struct kjj_prespawn *p = arg;
-	int started = 0, rc;
-	kj_err_init(&p->err);
-	if ((rc = kj_worker_start(&p->w, &p->wo, &p->err)) == 0) {
-		started = 1;
-		rc = kj_worker_setup(&p->w, p->timeout_s, &p->res, &p->err);
-	}
-	pthread_mutex_lock(&p->mu);
-	p->rc = rc;
-	p->started = started;
-	p->done = 1;
-	pthread_cond_broadcast(&p->cv);
-	while (!p->quit)
-		pthread_cond_wait(&p->cv, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
-}
-
-/* Waits until the worker started ahead is up (or failed). */
-void kjj_prespawn_wait(struct judge *j)
-{
-	struct kjj_prespawn *p = j->pre;
-	if (!p || !p->running)
-		return;
-	kjj_prof_begin(j, KJ_PROF_SPAWN);
-	pthread_mutex_lock(&p->mu);
-	while (!p->done)
-		pthread_cond_wait(&p->cv, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-	kjj_prof_end(j);
-}
-
-/* Stops a pre-spawned worker nobody took (an early verdict or error).  Its
- * thread ends in prespawn_end, once no worker it forked lives. */
-static void prespawn_release(struct judge *j)
-{
-	kjj_prespawn_wait(j);
-	if (j->pre && j->pre->started) {
-		kj_worker_stop(&j->pre->w);
-		j->pre->started = 0;
-	}
-}
-
-static void prespawn_end(struct judge *j)
-{
-	struct kjj_prespawn *p = j->pre;
-	if (!p || !p->running)
-		return;
-	pthread_mutex_lock(&p->mu);
-	p->quit = 1;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	pthread_join(p->th, NULL);
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->cv);
-	p->running = 0;
-}
-
-/* Starts the worker and, on a GPU, its CUDA context (or takes the one
- * started ahead): trusted, nothing of the candidate's is in it yet.
- * Returns 0, or an error. */
+/* Starts the worker and, on a GPU, its CUDA context: trusted, nothing of
+ * the candidate's is in it yet.  Returns 0, or an error. */
 static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
 {
 	struct kj_worker_opts wo;
 	struct kj_call_result res;
 	int rc, python = j->py != NULL;
 
-	if (j->pre && j->pre->running && !j->pre->taken) {
-		struct kjj_prespawn *p = j->pre;
-		kjj_prespawn_wait(j);
-		p->taken = 1;
-		if (!p->started) {
-			*j->err = p->err;
-			return p->rc;
-		}
-		j->w = p->w;
-		p->started = 0;
-		j->worker_up = 1;
-		res = p->res;
-		if (p->rc) {
-			*j->err = p->err;
-			return p->rc;
-		}
-	} else {
-		if (python && (rc = kjj_py_argv(j, j->py, unconfined)))
-			return rc;
-		worker_opts(j, scratch, unconfined, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo);
-		kjj_prof_begin(j, KJ_PROF_SPAWN);
-		rc = kj_worker_start(&j->w, &wo, j->err);
+	if (python && (rc = kjj_py_argv(j, j->py, unconfined)))
+		return rc;
+	worker_opts(j, scratch, unconfined, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo);
+	kjj_prof_begin(j, KJ_PROF_SPAWN);
+	rc = kj_worker_start(&j->w, &wo, j->err);
+	kjj_prof_end(j);
+	if (rc)
+		return rc;
+	j->worker_up = 1;
+	/* Trusted: nothing of the candidate's is in the worker yet.  The
+	 * CUDA context first (SETUP), then empty calls through the CALL
+	 * path. */
+	if (j->gpu) {
+		kjj_prof_begin(j, KJ_PROF_CONTEXT);
+		rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err);
 		kjj_prof_end(j);
 		if (rc)
 			return rc;
-		j->worker_up = 1;
-		/* Trusted: nothing of the candidate's is in the worker yet.  The
-		 * CUDA context first (SETUP), then empty calls through the CALL
-		 * path. */
-		if (j->gpu) {
-			kjj_prof_begin(j, KJ_PROF_CONTEXT);
-			rc = kj_worker_setup(&j->w, j->load_timeout_s, &res, j->err);
-			kjj_prof_end(j);
-			if (rc)
-				return rc;
-		}
 	}
 	if (j->w.limits[0] && !strstr(j->v->limits, "worker: ")) {
 		size_t len = strlen(j->v->limits);
@@ -846,34 +741,6 @@ static int make_scratch(const struct kj_eval_opts *o, char *scratch, size_t len,
 	return 0;
 }
 
-/* Starts the CUDA worker on a thread of its own (struct kjj_prespawn), for
- * a C candidate judged alone on its device.  Nothing happens when the
- * device's UUID or the scratch folder cannot be had: spawn_worker starts
- * the worker then, and says what failed. */
-static void prespawn_start(struct judge *j, struct kjj_prespawn *p, char *scratch, size_t len, int unconfined)
-{
-	struct kj_err e;
-	kj_err_init(&e);
-	memset(p, 0, sizeof(*p));
-	if (j->o->gpu)
-		snprintf(p->uuid, sizeof(p->uuid), "%s", kj_gpu_get_info(j->o->gpu)->uuid);
-	else if (kj_gpu_device_uuid(j->o->device, p->uuid, sizeof(p->uuid), &e))
-		return;
-	if (make_scratch(j->o, scratch, len, &e))
-		return;
-	worker_opts(j, scratch, unconfined, p->uuid, &p->wo);
-	p->timeout_s = j->o->call_timeout_s;
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
-	if (pthread_create(&p->th, NULL, prespawn_main, p)) {
-		pthread_mutex_destroy(&p->mu);
-		pthread_cond_destroy(&p->cv);
-		return;
-	}
-	p->running = 1;
-	j->pre = p;
-}
-
 int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
 	    kj_verdict *v, struct kj_err *err)
 {
@@ -887,7 +754,6 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	kj_calib calib;
 	struct kjj_py py;
 	struct kj_eval_opts popts; /* the Python track's copy of o (longer call watchdog) */
-	struct kjj_prespawn pre;
 	struct kjj_pin pin;
 	int python = kj_backend_is_python(o->backend);
 	const char *survey = getenv("KJ_SECCOMP_SURVEY");
@@ -958,13 +824,10 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 					  "kjudge built with nvcc: no CUDA device here; use --backend cpu here",
 					  kj_backend_name(o->backend));
 		}
-		/* a C candidate alone on its device: its worker starts meanwhile */
-		if (!python && o->backend == KJ_BACKEND_CUDA)
-			prespawn_start(&j, &pre, scratch, sizeof(scratch), unconfined);
 		if (o->gpu)
 			j.gpu = o->gpu;
 		else if ((rc = kj_gpu_open(o->device, &j.gpu, err)))
-			goto out; /* which stops the worker started ahead */
+			goto out;
 		gi = kj_gpu_get_info(j.gpu);
 		snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
 		kjj_gpu_baseline_id(v->baseline_id, sizeof(v->baseline_id));
@@ -982,7 +845,6 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 			j.calib = &calib;
 		} else {
 			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
-			kjj_prespawn_wait(&j); /* its context is made before anything is timed */
 			rc = kj_gpu_calibrate(j.gpu, &calib, err);
 			if (rc == 0) {
 				kj_calib_store(o->cache_dir, &calib);
@@ -1104,9 +966,7 @@ start_worker:
 	if ((rc = make_scratch(o, scratch, sizeof(scratch), err)))
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
-	/* the GPU's baseline, while no process of this candidate exists (the
-	 * worker started ahead holds nothing of it; the baseline waits for its
-	 * context before it times: kjj_prespawn_wait) */
+	/* the GPU's baseline, while no process of this candidate exists */
 	if (j.gpu && !o->no_perf) {
 		ts = kjj_now_s();
 		kjj_prof_begin(&j, KJ_PROF_BASELINE);
@@ -1145,9 +1005,7 @@ out:
 	while (j.prof_depth > 0)
 		kjj_prof_end(&j);
 	kjj_prof_begin(&j, KJ_PROF_TEARDOWN);
-	prespawn_release(&j);
 	stop_worker(&j);
-	prespawn_end(&j);
 	kjj_unpin(&pin);
 	if (j.gpu) {
 		kjj_gpu_release(&j);

@@ -152,10 +152,6 @@ struct kjj_track {
 		     int *bad);
 };
 
-/* Waits until the worker started ahead (if any) has made its CUDA context,
- * so that nothing timed overlaps it (judge.c). */
-void kjj_prespawn_wait(struct judge *j);
-
 extern const struct kjj_track kjj_track_cpu;
 extern const struct kjj_track kjj_track_cuda;
 /* the CUDA baseline's identity: its harness and the hash of its sources */
@@ -189,9 +185,6 @@ struct judge {
 	double prof_mark;
 	struct kj_worker w;
 	int worker_up;
-	struct kjj_prespawn *pre; /* the worker started ahead (judge.c), or NULL: whatever
-				   * times on the GPU first waits for its context
-				   * (kjj_prespawn_wait) */
 	const char *load_path; /* what LOAD loads (the object, or the Python candidate) */
 	int load_nptr;
 	double load_timeout_s;

@@ -629,7 +629,6 @@ int kjj_baseline_prepass(struct judge *j)
 		if ((rc = j->track->shape_init(j, pb[pi], &b.s)))
 			break;
 		kjj_progress(j, "performance: baseline on %s", kjj_shape_desc(j, pb[pi], sd, sizeof(sd)));
-		kjj_prespawn_wait(j);
 		if (kjj_timing_loop(j, prepass_sample, &b, xs, &ns, &stable, &rc) == 0 && ns > 0) {
 			/* the samples in the order taken, for the intervals (and the cache) */
 			if (kjj_keep_samples(&tmp.xs, &tmp.nxs, xs, ns))

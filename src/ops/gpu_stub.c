@@ -12,13 +12,6 @@
 
 int kj_gpu_available(void) { return 0; }
 int kj_gpu_open(int device, kj_gpu **out, struct kj_err *err) { (void)device; *out = NULL; return NOT_BUILT(err); }
-int kj_gpu_device_uuid(int device, char *buf, size_t len, struct kj_err *err)
-{
-	(void)device;
-	if (len)
-		buf[0] = 0;
-	return NOT_BUILT(err);
-}
 void kj_gpu_close(kj_gpu *g) { (void)g; }
 const kj_gpu_info *kj_gpu_get_info(const kj_gpu *g) { (void)g; return NULL; }
 int kj_gpu_alloc(kj_gpu *g, size_t bytes, void **dptr, struct kj_err *err) { (void)g; (void)bytes; *dptr = NULL; return NOT_BUILT(err); }

@@ -49,20 +49,6 @@ static void fill_info(kj_gpu_info *info, int device, const cudaDeviceProp *p)
 		 u[13], u[14], u[15]);
 }
 
-extern "C" int kj_gpu_device_uuid(int device, char *buf, size_t len, struct kj_err *err)
-{
-	cudaDeviceProp p;
-	kj_gpu_info info;
-	int n = 0;
-	KJ_CUDA_CHECK(err, cudaGetDeviceCount(&n));
-	if (device < 0 || device >= n)
-		return kj_err_set(err, KJ_E_USAGE, "no CUDA device %d (this machine has %d)", device, n);
-	KJ_CUDA_CHECK(err, cudaGetDeviceProperties(&p, device));
-	fill_info(&info, device, &p);
-	snprintf(buf, len, "%s", info.uuid);
-	return 0;
-}
-
 static int open_inner(kj_gpu *g, int device, struct kj_err *err)
 {
 	cudaDeviceProp p;
