@@ -11,6 +11,7 @@
 #include "kjudge/hash.h"
 #include "kjudge/record.h"
 #include "kjudge/store.h"
+#include "store_testlib.h"
 #include "tap.h"
 
 static const char task_text[] =
@@ -19,28 +20,6 @@ static const char task_text[] =
 	"check B=1 D=1; B=3 D=5\nbench B=64 D=64\n";
 static const char source[] = "void relu(const float *x, float *y, long B, long D) { this is not C }\n";
 
-static char dir[256];
-
-static const char *tmp_path(const char *name)
-{
-	static char p[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
-	return p[k];
-}
-
-static long long q_int(kj_db *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -1;
-	if (sqlite3_prepare_v2(kj_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
-		return -2;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
 
 static int loads;
 

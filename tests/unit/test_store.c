@@ -14,6 +14,7 @@
 #include "kjudge/hash.h"
 #include "kjudge/store.h"
 #include "store/schema.h"
+#include "store_testlib.h"
 #include "tap.h"
 
 static const char task_text[] =
@@ -21,28 +22,6 @@ static const char task_text[] =
 	"input  x: f32[B, D] ~ normal\noutput y: f32[B, D]\ny = relu(x)\n"
 	"check B=1 D=1; B=3 D=5\nbench B=64 D=64 weight=0.7; B=32 D=128 weight=0.3\n";
 
-static char dir[256];
-
-static const char *tmp_path(const char *name)
-{
-	static char p[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
-	return p[k];
-}
-
-static long long q_int(kj_db *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -1;
-	if (sqlite3_prepare_v2(kj_store_sqlite(s), sql, -1, &st, NULL) != SQLITE_OK)
-		return -2;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
 
 static char *q_str(kj_db *s, const char *sql)
 {
