@@ -460,6 +460,35 @@ int kj_sdpa_f32(kj_gpu *g, const kj_bnode *n, const void *const *in, void *out, 
 		struct kj_err *err);
 
 /* The dtype code of a buffer holding values of dtype t. */
+/* A launch of kernel in clusters of csize blocks (along x) of threads
+ * threads and smem bytes of dynamic shared memory each, on s: as many
+ * clusters at once as fit on the device, at most rows (one row a cluster,
+ * the kernel striding over the rest).  Fills cfg and attr (which cfg points
+ * to) for cudaLaunchKernelEx; 0 when no cluster of the kernel fits. */
+template <class K>
+static int kj_cluster_cfg(K kernel, int64_t csize, int threads, size_t smem, cudaStream_t s, int64_t rows,
+			  cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr)
+{
+	int active = 0;
+	*cfg = cudaLaunchConfig_t{};
+	attr->id = cudaLaunchAttributeClusterDimension;
+	attr->val.clusterDim.x = (unsigned)csize;
+	attr->val.clusterDim.y = 1;
+	attr->val.clusterDim.z = 1;
+	cfg->blockDim = dim3((unsigned)threads);
+	cfg->dynamicSmemBytes = smem;
+	cfg->stream = s;
+	cfg->attrs = attr;
+	cfg->numAttrs = 1;
+	cfg->gridDim = dim3((unsigned)csize);
+	if (cudaOccupancyMaxActiveClusters(&active, kernel, cfg) != cudaSuccess || active < 1) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	cfg->gridDim = dim3((unsigned)((rows < active ? rows : active) * csize));
+	return 1;
+}
+
 static inline int kj_buf_dt(kj_dtype t, int reference)
 {
 	return reference ? KJ_DT_F64 : (int)t;

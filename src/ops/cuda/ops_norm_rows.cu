@@ -251,26 +251,10 @@ static int rows_normalize_launch(kj_gpu *g, const T *x, T *y, int64_t rows, int6
 	int threads = smem >= 32 * 1024 ? 512 : 256;
 	KJ_CUDA_CHECK(err, cudaFuncSetAttribute(rows_normalize_k<T, KIND>,
 						cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
-	attr[0].id = cudaLaunchAttributeClusterDimension;
-	attr[0].val.clusterDim.x = (unsigned)csize;
-	attr[0].val.clusterDim.y = 1;
-	attr[0].val.clusterDim.z = 1;
-	cfg.blockDim = dim3((unsigned)threads);
-	cfg.dynamicSmemBytes = smem;
-	cfg.stream = g->stream;
-	cfg.attrs = attr;
-	cfg.numAttrs = 1;
-	cfg.gridDim = dim3((unsigned)csize);
-	int active = 0;
-	if (cudaOccupancyMaxActiveClusters(&active, rows_normalize_k<T, KIND>, &cfg) != cudaSuccess ||
-	    active < 1) {
-		(void)cudaGetLastError();
+	cudaLaunchConfig_t cfg;
+	cudaLaunchAttribute attr;
+	if (!kj_cluster_cfg(rows_normalize_k<T, KIND>, csize, threads, smem, g->stream, rows, &cfg, &attr))
 		return 0;
-	}
-	int64_t ncl = rows < active ? rows : active;
-	cfg.gridDim = dim3((unsigned)(ncl * csize));
 	*handled = 1;
 	KJ_CUDA_CHECK(err, cudaLaunchKernelEx(&cfg, rows_normalize_k<T, KIND>, x, y, rows, len, cw, p,
 					      eps));

@@ -325,26 +325,10 @@ static int softmax_cluster_launch(kj_gpu *g, const T *x, T *y, int64_t rows, int
 	KJ_CUDA_CHECK(err, cudaFuncSetAttribute(softmax_cluster_k<T, LOG>,
 						cudaFuncAttributeMaxDynamicSharedMemorySize,
 						(int)smem));
-	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
-	attr[0].id = cudaLaunchAttributeClusterDimension;
-	attr[0].val.clusterDim.x = (unsigned)csize;
-	attr[0].val.clusterDim.y = 1;
-	attr[0].val.clusterDim.z = 1;
-	cfg.blockDim = dim3((unsigned)threads);
-	cfg.dynamicSmemBytes = smem;
-	cfg.stream = g->stream;
-	cfg.attrs = attr;
-	cfg.numAttrs = 1;
-	cfg.gridDim = dim3((unsigned)csize);
-	int active = 0;
-	if (cudaOccupancyMaxActiveClusters(&active, softmax_cluster_k<T, LOG>, &cfg) != cudaSuccess ||
-	    active < 1) {
-		(void)cudaGetLastError();
+	cudaLaunchConfig_t cfg;
+	cudaLaunchAttribute attr;
+	if (!kj_cluster_cfg(softmax_cluster_k<T, LOG>, csize, threads, smem, g->stream, rows, &cfg, &attr))
 		return 0;
-	}
-	int64_t ncl = rows < active ? rows : active;
-	cfg.gridDim = dim3((unsigned)(ncl * csize));
 	KJ_CUDA_CHECK(err, cudaLaunchKernelEx(&cfg, softmax_cluster_k<T, LOG>, x, y, rows, len,
 					      chunk));
 	*done = 1;
