@@ -1,5 +1,8 @@
 /*
- * The judge's stages for one candidate: see include/kjudge/judge.h.
+ * kj_eval (include/kjudge/judge.h): one stage sequence for every candidate
+ * kind and track (judge_internal.h says which interface holds what), the
+ * worker's start with its trusted round-trip floor, and the single exit
+ * that releases what the evaluation held.
  *
  * Trust boundary: everything here runs in the judge process.  The worker
  * receives an arena (shared memory) holding only the candidate's own input
@@ -7,25 +10,17 @@
  * compared against the judge's pristine copies after every call; times come
  * from the judge's clock minus the measured round trip of an empty call.
  */
-#include "kjudge/hash.h"
-#include "kjudge/version.h"
-#include "kjudge/judge.h"
-
-#include <errno.h>
 #include <ftw.h>
-#include <signal.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "kjudge/exec.h"
-#include "kjudge/jail.h"
-#include "kjudge/sandbox.h"
 #include "judge/judge_internal.h"
+#include "kjudge/hash.h"
+#include "kjudge/jail.h"
+#include "kjudge/judge.h"
+#include "kjudge/sandbox.h"
 
 uint64_t kj_seed_from_secret(const char *secret)
 {
@@ -92,17 +87,6 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
-/* The Python worker's "kjudge-env: " errors: its interpreter lacks what
- * the backend needs (torch, Triton, a GPU); the judge's error, not a
- * verdict.  0 for any other reply. */
-static int py_env_error(struct judge *j, const struct kj_call_result *res)
-{
-	if (res->status != KJ_CALL_ERROR || strncmp(res->msg, "kjudge-env: ", 12))
-		return 0;
-	return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
-			  kj_backend_name(j->o->backend), res->msg + 12);
-}
-
 /* Stops the worker, keeping its log in the verdict (a second worker's log
  * follows the first's). */
 static void stop_worker(struct judge *j)
@@ -125,23 +109,16 @@ static void stop_worker(struct judge *j)
 	j->worker_up = 0;
 }
 
-/* The worker's options; uuid: the device's ("GPU-..."), NULL on the CPU
- * track.  A Python worker's argv and jail are kjj_py_argv's. */
-static void worker_opts(const struct judge *j, const char *scratch, int unconfined, const char *uuid,
-			struct kj_worker_opts *wo)
+/* The worker's common options, then the kind's (its path, argv, jail);
+ * uuid: the device's ("GPU-..."), NULL on the CPU track.  Returns 0 or an
+ * error. */
+static int worker_opts(struct judge *j, const char *uuid, struct kj_worker_opts *wo)
 {
 	const struct kj_eval_opts *o = j->o;
 	memset(wo, 0, sizeof(*wo));
 	wo->worker_path = o->worker_path;
-	wo->unconfined = unconfined;
-	if (j->py) {
-		wo->worker_path = j->py->python;
-		wo->argv = (const char *const *)j->py->argv;
-		wo->jail = j->py->jail;
-		/* Triton's cache and torch's extension builds are written by the worker */
-		wo->fsize_limit = (size_t)512 << 20;
-	}
-	wo->scratch_dir = scratch;
+	wo->unconfined = j->unconfined;
+	wo->scratch_dir = j->scratch;
 	/* the CUDA worker spins a core while it waits for the device, so its CPU
 	 * time follows GPU time over the whole evaluation */
 	wo->cpu_limit_s = uuid ? 3600 : 2 * o->call_timeout_s + 60;
@@ -153,19 +130,19 @@ static void worker_opts(const struct judge *j, const char *scratch, int unconfin
 	wo->freeze = j->track->baseline_after_candidate;
 	wo->spin = !j->track->baseline_after_candidate;
 	wo->cuda_uuid = uuid;
+	return j->cand->worker_opts ? j->cand->worker_opts(j, wo) : 0;
 }
 
 /* Starts the worker and, on a GPU, its CUDA context: trusted, nothing of
  * the candidate's is in it yet.  Returns 0, or an error. */
-static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
+static int spawn_worker(struct judge *j)
 {
 	struct kj_worker_opts wo;
 	struct kj_call_result res;
-	int rc, python = j->py != NULL;
+	int rc;
 
-	if (python && (rc = kjj_py_argv(j, j->py, unconfined)))
+	if ((rc = worker_opts(j, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo)))
 		return rc;
-	worker_opts(j, scratch, unconfined, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo);
 	kjj_prof_begin(j, KJ_PROF_SPAWN);
 	rc = kj_worker_start(&j->w, &wo, j->err);
 	kjj_prof_end(j);
@@ -188,13 +165,12 @@ static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
 			 j->w.limits);
 	}
 	if (j->gpu) {
-		if (python && (rc = py_env_error(j, &res)))
+		if (j->cand->env_error && (rc = j->cand->env_error(j, &res)))
 			return rc;
 		if (res.status != KJ_CALL_OK)
 			return kj_err_set(j->err, KJ_E_WORKER, "the worker could not set up its device: %s",
 					  res.msg);
-		/* the Python worker's seccomp filter, seen from here */
-		if (python && (rc = kjj_py_filter_check(j)))
+		if (j->cand->post_setup && (rc = j->cand->post_setup(j)))
 			return rc;
 	}
 	return 0;
@@ -241,16 +217,16 @@ static int measure_floor(struct judge *j)
 static int load_candidate(struct judge *j)
 {
 	struct kj_call_result res;
-	int rc, python = j->py != NULL;
+	int rc;
 	kjj_prof_begin(j, KJ_PROF_LOAD);
 	rc = kj_worker_load(&j->w, j->load_path, j->t->name, j->load_nptr, j->t->nsyms, j->load_timeout_s, &res,
 			    j->err);
 	kjj_prof_end(j);
 	if (rc)
 		return rc;
-	if (python && (rc = py_env_error(j, &res)))
+	if (j->cand->env_error && (rc = j->cand->env_error(j, &res)))
 		return rc;
-	if (python && kjj_py_map_error(j, &res))
+	if (j->cand->map_error && j->cand->map_error(j, &res))
 		return 0;
 	if (res.status == KJ_CALL_ERROR) {
 		kjj_fail(j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
@@ -281,46 +257,82 @@ static int make_scratch(const struct kj_eval_opts *o, char *scratch, size_t len,
 	return 0;
 }
 
+/* Opens the device (or takes the caller's) and reads its state and its
+ * calibration (measured once per GPU when the cache has none).  j->gpu is
+ * set as soon as it is open, so that the exit closes it whatever fails
+ * after.  Returns 0, or an error. */
+static int open_device(struct judge *j, kj_calib *calib)
+{
+	const struct kj_eval_opts *o = j->o;
+	kj_verdict *v = j->v;
+	const kj_gpu_info *gi;
+	struct kj_err se;
+	int rc;
+	if (!kj_gpu_available())
+		return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend needs a CUDA device and a "
+				  "kjudge built with nvcc: no CUDA device here; use --backend cpu here",
+				  kj_backend_name(o->backend));
+	if (o->gpu)
+		j->gpu = o->gpu;
+	else if ((rc = kj_gpu_open(o->device, &j->gpu, j->err)))
+		return rc;
+	gi = kj_gpu_get_info(j->gpu);
+	snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
+	kjj_gpu_baseline_id(v->baseline_id, sizeof(v->baseline_id));
+	/* the GPU's clocks, power, temperature and settings now and at the
+	 * end: what its times mean */
+	kj_err_init(&se);
+	if (kj_gpu_state_read(gi->uuid, &v->gpu_start, &se) == 0)
+		v->gpu_states = 1;
+	else
+		snprintf(v->gpu_state_err, sizeof(v->gpu_state_err), "%s", se.msg);
+	if (kj_calib_load(o->cache_dir, gi->uuid, calib) == 0) {
+		j->calib = calib;
+	} else {
+		kjj_progress(j, "calibrating %s (once per GPU)", gi->name);
+		if (kj_gpu_calibrate(j->gpu, calib, j->err) == 0) {
+			kj_calib_store(o->cache_dir, calib);
+			j->calib = calib;
+		}
+		kj_err_init(j->err); /* no calibration: no roofline, not an error */
+	}
+	return 0;
+}
+
+/* The sequence.  Every step that fails, or sets the verdict, goes to the
+ * single exit (out:), which releases what the evaluation holds whichever
+ * step it came from: the profile's open parts, the worker (its log kept in
+ * the verdict), the CPU pin, the GPU context it opened and the track's
+ * device buffers, the GPU's end state, the scratch folder it made, the
+ * kind's state (compile result, Python state), the baseline's distances.
+ * rc: 0 go on, > 0 the verdict is set (returned as 0), < 0 an error. */
 int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
 	    kj_verdict *v, struct kj_err *err)
 {
 	struct judge j;
-	struct kj_compile_opts co;
-	struct kj_compile_result cr;
-	struct kj_symcheck sc;
-	char scratch[4096] = "";
 	double t0 = kjj_now_s(), ts;
-	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1], unconfined;
+	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1];
 	kj_calib calib;
-	struct kjj_py py;
-	struct kj_eval_opts popts; /* the Python track's copy of o (longer call watchdog) */
 	struct kjj_pin pin;
-	int python = kj_backend_is_python(o->backend);
 	const char *survey = getenv("KJ_SECCOMP_SURVEY");
 	memset(&j, 0, sizeof(j));
-	memset(&cr, 0, sizeof(cr));
 	memset(&pin, 0, sizeof(pin));
-	kjj_py_init(&py);
 	j.t = t;
 	j.o = o;
-	j.cur_perf = -1;
-	if (python) {
-		/* the first call JIT-compiles Triton kernels (autotuning runs
-		 * them several times): the watchdog allows a minute */
-		popts = *o;
-		if (popts.call_timeout_s < 60)
-			popts.call_timeout_s = 60;
-		j.o = &popts;
-		j.py = &py;
-	}
 	j.v = v;
 	j.err = err;
+	j.cur_perf = -1;
+	j.cand = kj_backend_is_python(o->backend) ? &kjj_cand_py : &kjj_cand_c;
 	j.track = kj_backend_is_gpu(o->backend) ? &kjj_track_cuda : &kjj_track_cpu;
 	kj_verdict_init(v);
 	kjj_prof_track(&j);
+	if ((rc = j.cand->init(&j)))
+		goto out;
 	j.bdist = calloc((size_t)(t->nbind > 0 ? t->nbind : 1) * KJJ_MAX_OUTPUTS * KJJ_FLAVOURS, sizeof(*j.bdist));
-	if (!j.bdist)
-		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	if (!j.bdist) {
+		rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
+		goto out;
+	}
 	snprintf(v->task, sizeof(v->task), "%s", t->id);
 	v->backend = o->backend;
 	v->seeds = o->seeds;
@@ -332,67 +344,20 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	/* the candidate is confined unless the user said otherwise; a profiler
 	 * must be able to reach it, and the seccomp survey logs instead of
 	 * refusing: both judge unconfined code */
-	unconfined = o->unconfined || kj_worker_profile_mode();
-	if (unconfined || (survey && !strcmp(survey, "1")))
+	j.unconfined = o->unconfined || kj_worker_profile_mode();
+	if (j.unconfined || (survey && !strcmp(survey, "1")))
 		v->flags |= KJ_FLAG_UNCONFINED;
-	if (!unconfined && (rc = kj_jail_available(err))) {
-		free(j.bdist);
-		return rc;
-	}
+	if (!j.unconfined && (rc = kj_jail_available(err)))
+		goto out;
 	snprintf(v->sandbox, sizeof(v->sandbox), "%s",
-		 unconfined ? (o->unconfined ? "none (--unsafe-no-sandbox)" : "none (KJUDGE_PROFILE=1)") :
-			      kj_jail_describe());
-	if (python) {
-		/* python3, torch, triton, cupy and a device are checked first, so
-		 * the message names what is missing; then the source's static
-		 * check (a verdict needs no GPU) */
-		kjj_prof_begin(&j, KJ_PROF_STATIC);
-		rc = kjj_py_prepare(&j, source, len, &py);
-		kjj_prof_end(&j);
-		if (rc) {
-			if (rc > 0)
-				rc = 0;
-			goto out;
-		}
-	}
+		 j.unconfined ? (o->unconfined ? "none (--unsafe-no-sandbox)" : "none (KJUDGE_PROFILE=1)") :
+				kj_jail_describe());
+	if (j.cand->precheck && (rc = j.cand->precheck(&j, source, len)))
+		goto out;
 	if (kj_backend_is_gpu(o->backend)) {
-		const kj_gpu_info *gi;
 		kjj_prof_begin(&j, KJ_PROF_SETUP);
-		if (!kj_gpu_available()) {
-			kjj_py_release(&py);
-			return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend needs a CUDA device and a "
-					  "kjudge built with nvcc: no CUDA device here; use --backend cpu here",
-					  kj_backend_name(o->backend));
-		}
-		if (o->gpu)
-			j.gpu = o->gpu;
-		else if ((rc = kj_gpu_open(o->device, &j.gpu, err)))
+		if ((rc = open_device(&j, &calib)))
 			goto out;
-		gi = kj_gpu_get_info(j.gpu);
-		snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
-		kjj_gpu_baseline_id(v->baseline_id, sizeof(v->baseline_id));
-		{
-			/* the GPU's clocks, power, temperature and settings now
-			 * and at the end: what its times mean */
-			struct kj_err se;
-			kj_err_init(&se);
-			if (kj_gpu_state_read(gi->uuid, &v->gpu_start, &se) == 0)
-				v->gpu_states = 1;
-			else
-				snprintf(v->gpu_state_err, sizeof(v->gpu_state_err), "%s", se.msg);
-		}
-		if (kj_calib_load(o->cache_dir, gi->uuid, &calib) == 0) {
-			j.calib = &calib;
-		} else {
-			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
-			rc = kj_gpu_calibrate(j.gpu, &calib, err);
-			if (rc == 0) {
-				kj_calib_store(o->cache_dir, &calib);
-				j.calib = &calib;
-			}
-			rc = 0; /* no calibration: no roofline, not an error */
-			kj_err_init(err);
-		}
 		kjj_prof_end(&j);
 	} else {
 		cpu_device(v->device, sizeof(v->device));
@@ -408,102 +373,12 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		goto out;
 	}
 	j.load_nptr = kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI);
-	/* a Python LOAD imports the candidate; a KernelBench file may build
-	 * CUDA code with load_inline (nvcc: minutes) */
-	j.load_timeout_s = !python ? o->call_timeout_s : o->backend == KJ_BACKEND_KERNELBENCH ? 900 : 180;
+	/* static checks, compile or build, checks of the object: what LOAD loads */
+	if ((rc = j.cand->prepare(&j, source, len)))
+		goto out;
 
-	/* Python candidates had their static check in kjj_py_prepare; their
-	 * build (load_inline, Triton's compiler) is a step of its own, in its
-	 * own jail, before the timed worker, which then runs without exec */
-	if (python) {
-		j.load_path = py.cand;
-		kjj_prof_begin(&j, KJ_PROF_COMPILE);
-		rc = kjj_py_build(&j, &py, j.gpu ? kj_gpu_get_info(j.gpu)->uuid : NULL, unconfined);
-		kjj_prof_end(&j);
-		if (rc) {
-			if (rc > 0)
-				rc = 0;
-			goto out;
-		}
-		goto start_worker;
-	}
-
-	/* static (source) */
 	ts = kjj_now_s();
-	kjj_prof_begin(&j, KJ_PROF_STATIC);
-	if (kjj_stage_static(&j, source, len))
-		goto out;
-	kjj_prof_end(&j);
-	v->stage_s[KJ_STAGE_STATIC] = kjj_now_s() - ts;
-
-	/* compile */
-	ts = kjj_now_s();
-	kjj_progress(&j, "compile");
-	memset(&co, 0, sizeof(co));
-	co.backend = o->backend;
-	co.cache_dir = o->cache_dir;
-	co.include_dir = o->include_dir;
-	co.no_cache = o->no_cache;
-	co.unconfined = unconfined;
-	if (j.gpu)
-		co.arch = kj_gpu_get_info(j.gpu)->arch;
-	kjj_prof_begin(&j, KJ_PROF_COMPILE);
-	if ((rc = kj_compile(source, len, &co, &cr, err)))
-		goto out;
-	kjj_prof_end(&j);
-	v->compile_cached = cr.cached;
-	v->compile_s = cr.seconds;
-	if (cr.limits[0])
-		snprintf(v->limits, sizeof(v->limits), "compile: %s", cr.limits);
-	v->compile_log = cr.log;
-	cr.log = NULL;
-	v->stage_s[KJ_STAGE_COMPILE] = kjj_now_s() - ts;
-	if (!cr.ok) {
-		if (cr.limit[0]) {
-			kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "%s", cr.limit);
-		} else {
-			const char *l = v->compile_log ? v->compile_log : "";
-			const char *e = strstr(l, "error");
-			const char *line = e ? e : l;
-			while (e && line > l && line[-1] != '\n')
-				line--;
-			/* CUDA source given to the C compiler: say which backend it wants */
-			int cuda = o->backend == KJ_BACKEND_CPU &&
-				   (memmem(source, len, "__global__", 10) || memmem(source, len, "<<<", 3));
-			if (!*line)
-				kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed and printed nothing");
-			else
-				kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s%s",
-					 (int)strcspn(line, "\n"), line,
-					 cuda ? " (this is CUDA source on the CPU track: judge it with --backend cuda)" : "");
-		}
-		goto out;
-	}
-
-	/* static (binary) */
-	ts = kjj_now_s();
-	kjj_prof_begin(&j, KJ_PROF_STATIC);
-	if ((rc = kj_symcheck_so(cr.so_path, o->backend, &sc, err)))
-		goto out;
-	if (sc.verdict == 2) {
-		kjj_fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s", sc.reason);
-		goto out;
-	}
-	if (sc.verdict == 1) {
-		v->flags |= KJ_FLAG_FALLBACK;
-		snprintf(v->fallback_libs, sizeof(v->fallback_libs), "%s", sc.libs);
-		if (o->policy == KJ_POLICY_STRICT) {
-			kjj_fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s (policy strict)", sc.reason);
-			goto out;
-		}
-	}
-	kjj_prof_end(&j);
-	v->stage_s[KJ_STAGE_STATIC] += kjj_now_s() - ts;
-	j.load_path = cr.so_path;
-
-start_worker:
-	ts = kjj_now_s();
-	if ((rc = make_scratch(o, scratch, sizeof(scratch), err)))
+	if ((rc = make_scratch(o, j.scratch, sizeof(j.scratch), err)))
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
 	/* the GPU's baseline, while no process of this candidate exists */
@@ -521,22 +396,22 @@ start_worker:
 	 * KJUDGE_NO_PIN set: not (a host with more timing jobs than CPUs) */
 	if (j.track == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
 		v->pinned_cpu = 1 + pin.cpu;
-	if ((rc = spawn_worker(&j, scratch, unconfined)) || (rc = measure_floor(&j)) ||
-	    (rc = load_candidate(&j)) || v->status != KJ_ST_PASS)
+	if ((rc = spawn_worker(&j)) || (rc = measure_floor(&j)) || (rc = load_candidate(&j)) ||
+	    v->status != KJ_ST_PASS)
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] += kjj_now_s() - ts;
 
 	ts = kjj_now_s();
 	if ((rc = kjj_stage_correctness(&j)) || v->status != KJ_ST_PASS)
 		goto out;
-	if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
+	if (j.cand->after_stage && ((rc = j.cand->after_stage(&j)) || v->status != KJ_ST_PASS))
 		goto out;
 	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts;
 	if (!o->no_perf) {
 		ts = kjj_now_s();
 		if ((rc = kjj_stage_perf(&j)) || v->status != KJ_ST_PASS)
 			goto out;
-		if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
+		if (j.cand->after_stage && ((rc = j.cand->after_stage(&j)) || v->status != KJ_ST_PASS))
 			goto out;
 		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
 	}
@@ -557,14 +432,11 @@ out:
 		if (kj_gpu_state_drift(&v->gpu_start, &v->gpu_end, v->gpu_drift, sizeof(v->gpu_drift)))
 			v->flags |= KJ_FLAG_GPU_DRIFT;
 	}
-	if (scratch[0] && !o->scratch_dir)
-		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	kj_compile_result_release(&cr);
-	kjj_py_release(&py);
+	if (j.scratch[0] && !o->scratch_dir)
+		nftw(j.scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	j.cand->release(&j);
 	free(j.bdist);
 	v->total_s = kjj_now_s() - t0;
 	kjj_prof_finish(&j);
-	if (rc)
-		return rc;
-	return 0;
+	return rc < 0 ? rc : 0;
 }

@@ -211,7 +211,7 @@ int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg
 	char sd[320];
 	if (r->status == KJ_CALL_OK)
 		return 0;
-	if (kj_backend_is_python(j->o->backend) && kjj_py_map_error(j, r))
+	if (j->cand && j->cand->map_error && j->cand->map_error(j, r))
 		return 1;
 	kjj_shape_desc(j, bind, sd, sizeof(sd));
 	switch (r->status) {
