@@ -169,7 +169,7 @@ static int find_worker(const struct kj_eval_opts *o, char *out, size_t len, stru
 }
 
 /* One probe per interpreter, worker and backend in a process: torch's import
- * takes seconds. */
+ * takes seconds.  probe_cache is read and written under probe_lock. */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	char key[8300];
@@ -479,6 +479,7 @@ int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *
  * code.  Returns a malloc'd JSON array text, or NULL. */
 static char *interpreter_folders(const char *python, struct kj_err *err)
 {
+	/* the last answer, process-wide, under lock */
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static char last_python[4096], *last;
 	char *argv[] = { (char *)python, "-I", "-c",

@@ -901,12 +901,10 @@ int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_s
 	j.gpu = g;
 	j.err = err;
 	j.cur_perf = -1;
-	{
-		static struct kj_eval_opts o;
-		kj_eval_opts_init(&o);
-		o.backend = KJ_BACKEND_CUDA;
-		j.o = &o;
-	}
+	/* the default options, this call's own (threads may check at once) */
+	kj_eval_opts_init(&j.opts);
+	j.opts.backend = KJ_BACKEND_CUDA;
+	j.o = &j.opts;
 	if ((rc = gpu_shape_init(&j, bind, &s)))
 		return rc;
 	for (int i = 0; i < s->nabi && n < max; i++)

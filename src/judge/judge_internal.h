@@ -245,6 +245,7 @@ struct judge {
 	kj_prof prof_stack[8];
 	double prof_self[8];   /* each open part's self time so far (KJ_PROF_LOG) */
 	double prof_mark;
+	const char *prof_log;  /* $KJ_PROF_LOG, read by kjj_prof_track, or NULL */
 	struct kj_worker w;
 	int worker_up;
 	const char *load_path; /* what LOAD loads (the object, or the Python candidate) */
