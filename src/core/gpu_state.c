@@ -25,6 +25,8 @@ typedef void *nvml_dev;
 #define NVML_TEMP_GPU 0
 #define NVML_TEMP_THRESHOLD_SLOWDOWN 1
 
+/* NVML's entry points, loaded once per process (pthread_once); read-only
+ * after. */
 static struct {
 	pthread_once_t once;
 	int rc; /* KJ_OK once loaded and initialised */

@@ -1,5 +1,8 @@
 /*
- * The judge's stages for one candidate: see include/kjudge/judge.h.
+ * kj_eval (include/kjudge/judge.h): one stage sequence for every candidate
+ * kind and track (judge_internal.h says which interface holds what), the
+ * worker's start with its trusted round-trip floor, and the single exit
+ * that releases what the evaluation held.
  *
  * Trust boundary: everything here runs in the judge process.  The worker
  * receives an arena (shared memory) holding only the candidate's own input
@@ -7,32 +10,17 @@
  * compared against the judge's pristine copies after every call; times come
  * from the judge's clock minus the measured round trip of an empty call.
  */
-#include "kjudge/hash.h"
-#include "kjudge/version.h"
-#include "kjudge/judge.h"
-
-#include <errno.h>
 #include <ftw.h>
-#include <signal.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "kjudge/exec.h"
-#include "kjudge/jail.h"
-#include "kjudge/sandbox.h"
 #include "judge/judge_internal.h"
-
-#define ARENA_ALIGN 256
-
-
-
-
-#define MAX_SOURCE (1u << 20)
+#include "kjudge/hash.h"
+#include "kjudge/jail.h"
+#include "kjudge/judge.h"
+#include "kjudge/sandbox.h"
 
 uint64_t kj_seed_from_secret(const char *secret)
 {
@@ -69,459 +57,6 @@ void kj_eval_opts_settings(const struct kj_eval_opts *o, struct kj_verdict_setti
 	s->max_noise = o->max_noise;
 }
 
-double kjj_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int kjj_is_output(const kj_task *t, int vi)
-{
-	return t->vals[vi].kind == KJ_V_OUTPUT;
-}
-
-/* ---- comparison ---- */
-
-void kj_tolerance(const kj_task *t, kj_dtype dt, double *atol, double *rtol)
-{
-	if (t->tol.has_tol) {
-		*atol = t->tol.atol;
-		*rtol = t->tol.rtol;
-	} else if (dt == KJ_F32) {
-		*atol = *rtol = 1e-4;
-	} else if (dt == KJ_F16 || dt == KJ_BF16) {
-		*atol = *rtol = 1e-2;
-	} else if (dt == KJ_F8E4M3) {
-		/* one rounding of f8 (3 mantissa bits) is up to 2^-4 relative */
-		*atol = *rtol = 0.125;
-	} else {
-		*atol = *rtol = 0;
-	}
-}
-
-
-static void metrics_of(const struct errstat *st, double *cosv, double *l1, double *rmse)
-{
-	*cosv = (st->gg > 0 && st->rr > 0) ? st->dot / sqrt(st->gg * st->rr) : (st->gg == st->rr ? 1 : 0);
-	*l1 = st->l1den > 0 ? st->l1num / st->l1den : st->l1num;
-	*rmse = st->n ? sqrt(st->sq / (double)st->n) : 0;
-}
-
-int kjj_metric_pass(const kj_task *t, const struct errstat *st, double *cosv, double *l1,
-		    double *rmse)
-{
-	metrics_of(st, cosv, l1, rmse);
-	/* the metrics sum float elements only: an integer output of a metric
-	 * task would otherwise pass whatever it holds */
-	if (!t->tol.has_metric || st->exact)
-		return st->nbad == 0;
-	if (st->nfbad)
-		return 0; /* NaN/Inf disagreement fails metric tasks too */
-	if (t->tol.cos_min >= 0 && !(*cosv >= t->tol.cos_min))
-		return 0;
-	if (t->tol.l1_max >= 0 && !(*l1 <= t->tol.l1_max))
-		return 0;
-	if (t->tol.rmse_max >= 0 && !(*rmse <= t->tol.rmse_max))
-		return 0;
-	return 1;
-}
-
-void kjj_base_dist_of(const struct errstat *bst, struct kjj_base_dist *bd)
-{
-	double cosv, l1, rmse;
-	metrics_of(bst, &cosv, &l1, &rmse);
-	bd->have = 1;
-	bd->ratio = bst->exact ? (bst->nbad ? INFINITY : 0) : bst->ratio;
-	bd->omc = fmax(0, 1 - cosv);
-	bd->l1 = l1;
-	bd->rmse = rmse;
-}
-
-/* A distance over its declared limit: 0/0 is 0, x/0 is inf. */
-static double over(double d, double lim)
-{
-	if (!(d > 0))
-		return isnan(d) ? INFINITY : 0;
-	return lim > 0 ? d / lim : INFINITY;
-}
-
-/* One measure under the budget: the candidate's distance d against the
- * declared limit lim (declared: d within it, as the declared rule tests it)
- * and the baseline's distance bdist (< 0: none).  Keeps in *out the measure
- * that governs: a failing one before one passing on the budget before one
- * within its declared limit, then the closest to its limit.  Returns whether
- * the measure passes. */
-static int budget_measure(const char *name, double d, double lim, int declared, double bdist,
-			  struct kjj_judged *out, double *worst)
-{
-	double r = over(d, lim), br = bdist >= 0 ? over(bdist, lim) : NAN, limit = 1, q;
-	int pass = declared;
-	if (bdist >= 0 && isfinite(br))
-		limit = fmax(1, KJ_BUDGET_MULT * br);
-	if (!pass && limit > 1)
-		pass = r <= limit; /* d <= max(lim, K x bdist) */
-	/* the class (0 declared, 1 budget, 2 failing) in the integer part */
-	q = (declared ? 0 : pass ? 1 : 2) + fmin(0.5, r / limit / 4);
-	if (!out->metric || q > *worst) {
-		*worst = q;
-		out->metric = name;
-		out->ratio = r;
-		out->base_ratio = br;
-		out->limit = limit;
-	}
-	return pass;
-}
-
-int kjj_judge_output(const kj_task *t, const struct errstat *st, const struct kjj_base_dist *bd,
-		     struct kjj_judged *out)
-{
-	int have = bd && bd->have;
-	double worst = 0;
-	memset(out, 0, sizeof(*out));
-	out->declared_pass = kjj_metric_pass(t, st, &out->cos, &out->l1, &out->rmse);
-	if (st->exact || !t->tol.has_metric) {
-		/* exact outputs get no budget: their errors are no rounding */
-		int fin = !st->exact && st->nfbad == 0;
-		double r = st->exact ? (st->nbad ? INFINITY : 0) : st->ratio;
-		out->pass = budget_measure("elementwise", r, 1, out->declared_pass,
-					   have && !st->exact ? bd->ratio : -1, out, &worst);
-		out->pass = out->declared_pass || (fin && out->pass);
-		out->nonfinite = st->nfbad > 0;
-	} else if (st->nfbad) {
-		out->pass = 0;
-		out->nonfinite = 1;
-		out->metric = "elementwise";
-		out->ratio = INFINITY;
-		out->base_ratio = have ? bd->ratio : NAN;
-		out->limit = 1;
-	} else {
-		const kj_tol *tl = &t->tol;
-		int ok = 1;
-		if (tl->cos_min >= 0)
-			ok &= budget_measure("cos", isnan(out->cos) ? NAN : fmax(0, 1 - out->cos), 1 - tl->cos_min,
-					     out->cos >= tl->cos_min,
-					     have ? bd->omc : -1, out, &worst);
-		if (tl->l1_max >= 0)
-			ok &= budget_measure("l1", out->l1, tl->l1_max, out->l1 <= tl->l1_max, have ? bd->l1 : -1, out,
-					     &worst);
-		if (tl->rmse_max >= 0)
-			ok &= budget_measure("rmse", out->rmse, tl->rmse_max, out->rmse <= tl->rmse_max,
-					     have ? bd->rmse : -1, out, &worst);
-		out->pass = ok;
-	}
-	if (!out->metric) {
-		out->metric = "elementwise";
-		out->base_ratio = NAN;
-		out->limit = 1;
-	}
-	out->budget_used = out->pass && !out->declared_pass;
-	return out->pass;
-}
-
-/* ---- the run ---- */
-
-
-void kjj_fail(struct judge *j, kj_status st, kj_stage sg,
-							const char *fmt, ...)
-{
-	va_list ap;
-	j->v->status = st;
-	j->v->stage = sg;
-	va_start(ap, fmt);
-	vsnprintf(j->v->reason, sizeof(j->v->reason), fmt, ap);
-	va_end(ap);
-}
-
-void kjj_progress(struct judge *j, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	if (!j->o->progress)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	j->o->progress(j->o->progress_ctx, line);
-}
-
-const char *kjj_shape_desc(struct judge *j, int bind, char *buf, size_t len)
-{
-	const kj_task *t = j->t;
-	char bs[256];
-	int nth = 0;
-	for (int i = 0; i <= bind; i++)
-		nth += t->binds[i].bench == t->binds[bind].bench;
-	snprintf(buf, len, "%s shape %d (%s)",
-		 t->binds[bind].bench == 0 ? "check" : t->binds[bind].bench == 1 ? "bench" : "bench cpu",
-		 nth, kj_binding_str(t, &t->binds[bind], bs, sizeof(bs)));
-	return buf;
-}
-
-/* Turns a failed call into the verdict.  Returns 1 when the call failed. */
-int kjj_call_failed(struct judge *j, const struct kj_call_result *r, kj_stage sg, int bind)
-{
-	char sd[320];
-	if (r->status == KJ_CALL_OK)
-		return 0;
-	if (kj_backend_is_python(j->o->backend) && kjj_py_map_error(j, r))
-		return 1;
-	kjj_shape_desc(j, bind, sd, sizeof(sd));
-	switch (r->status) {
-	case KJ_CALL_TIMEOUT:
-		kjj_fail(j, KJ_ST_TIMEOUT, sg, "call did not return within %.3g s on %s", j->o->call_timeout_s, sd);
-		break;
-	case KJ_CALL_SIGNALED:
-		if (r->signo == SIGXCPU)
-			kjj_fail(j, KJ_ST_TIMEOUT, sg, "worker exceeded its CPU time limit on %s", sd);
-		else if (r->signo == SIGSYS)
-			kjj_fail(j, KJ_ST_CRASH, sg,
-				 "worker died: %s: the candidate made a system call the sandbox forbids, on %s",
-				 kj_signal_desc(r->signo), sd);
-		else
-			kjj_fail(j, KJ_ST_CRASH, sg, "worker died: %s on %s", kj_signal_desc(r->signo), sd);
-		break;
-	case KJ_CALL_EXITED:
-		kjj_fail(j, KJ_ST_CRASH, sg, "candidate ended the worker process (exit status %d) during the call on %s",
-		     r->exit_code, sd);
-		break;
-	case KJ_CALL_FLOOD:
-		kjj_fail(j, KJ_ST_RUNTIME_ERROR, sg, "candidate wrote more than %zu bytes to stdout/stderr on %s",
-		     j->w.opts.flood_limit, sd);
-		break;
-	case KJ_CALL_ERROR:
-		kjj_fail(j, KJ_ST_RUNTIME_ERROR, sg, "%s on %s", r->msg, sd);
-		break;
-	default:
-		kjj_fail(j, KJ_ST_CRASH, sg, "worker broke the protocol (%s) on %s", r->msg, sd);
-		break;
-	}
-	return 1;
-}
-
-static kj_check *new_check(kj_verdict *v)
-{
-	if (v->nchecks == v->capchecks) {
-		int cap = v->capchecks ? 2 * v->capchecks : 32;
-		kj_check *c = realloc(v->checks, (size_t)cap * sizeof(*c));
-		if (!c)
-			return NULL;
-		v->checks = c;
-		v->capchecks = cap;
-	}
-	memset(&v->checks[v->nchecks], 0, sizeof(kj_check));
-	return &v->checks[v->nchecks++];
-}
-
-static void fmt_val(double x, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.9g", x);
-}
-
-struct kjj_base_dist *kjj_bdist(struct judge *j, int bind, int vi, kj_seed_flavour fl)
-{
-	int o = 0;
-	if (!j->bdist || bind < 0 || bind >= j->t->nbind || (int)fl < 0 || (int)fl >= KJJ_FLAVOURS)
-		return NULL;
-	for (int i = 0; i < vi; i++)
-		o += kjj_is_output(j->t, i);
-	if (o >= KJJ_MAX_OUTPUTS)
-		return NULL;
-	return &j->bdist[((size_t)bind * KJJ_MAX_OUTPUTS + (size_t)o) * KJJ_FLAVOURS + (size_t)fl];
-}
-
-/* Keeps the larger of each distance. */
-static void bdist_merge(struct kjj_base_dist *into, const struct kjj_base_dist *d)
-{
-	if (!into->have) {
-		*into = *d;
-		return;
-	}
-	into->ratio = fmax(into->ratio, d->ratio);
-	into->omc = fmax(into->omc, d->omc);
-	into->l1 = fmax(into->l1, d->l1);
-	into->rmse = fmax(into->rmse, d->rmse);
-}
-
-/* The reason's tail on a failing check under the budget. */
-static void budget_note(const struct kjj_judged *jd, int64_t nfbad, char *buf, size_t len)
-{
-	const char *what = !strcmp(jd->metric, "elementwise") ? "worst error" : jd->metric;
-	const char *dist = !strcmp(jd->metric, "cos") ? " (1 - cos)" : "";
-	buf[0] = 0;
-	if (nfbad) {
-		snprintf(buf, len, " (%lld NaN/Inf where the reference differs: no error budget excuses them)",
-			 (long long)nfbad);
-		return;
-	}
-	if (jd->nonfinite)
-		return;
-	if (!(jd->limit > 1)) /* the declared tolerance governs */
-		snprintf(buf, len, " (%s%s %.3gx the tolerance)", what, dist, jd->ratio);
-	else
-		snprintf(buf, len,
-			 " (%s%s %.3gx the tolerance; the eager baseline's is %.3gx, the budget max(1, %g x %.3g) = %.3g)",
-			 what, dist, jd->ratio, jd->base_ratio, KJ_BUDGET_MULT, jd->base_ratio, jd->limit);
-}
-
-/* Records the comparison of one output (st: candidate vs reference; bst:
- * eager baseline vs reference on the same inputs, or NULL: then the budget
- * is the largest the correctness stage saw for this shape, output and seed
- * flavour, if any) as a check when `record`, and sets the verdict on a
- * mismatch.  Returns 1 on a mismatch. */
-int kjj_record_output(struct judge *j, int bind, int k, uint64_t seed, kj_seed_flavour fl,
-		      kj_stage sg, double ms, int record, int vi, const kj_tinfo *ti,
-		      const struct errstat *st, const struct errstat *bst)
-{
-	int64_t n = kj_shape_numel(&ti->shape);
-	double bc, bl, brm;
-	kj_check *c, tmp;
-	struct kjj_base_dist bd = { 0 }, *kept = kjj_bdist(j, bind, vi, fl);
-	struct kjj_judged jd;
-	int pass;
-	if (bst) {
-		kjj_base_dist_of(bst, &bd);
-		if (kept)
-			bdist_merge(kept, &bd);
-	} else if (kept) {
-		bd = *kept;
-	}
-	pass = kjj_judge_output(j->t, st, &bd, &jd);
-	c = record ? new_check(j->v) : &tmp;
-	if (!c)
-		c = &tmp;
-	memset(c, 0, sizeof(*c));
-	c->bind = bind;
-	c->seed_index = k;
-	c->seed = seed;
-	c->flavour = fl;
-	snprintf(c->output, sizeof(c->output), "%s", j->t->vals[vi].name);
-	c->pass = pass;
-	c->n = n;
-	c->nbad = st->nbad;
-	c->first_bad = st->first_bad;
-	c->expected = st->expected;
-	c->got = st->got;
-	c->max_abs = st->max_abs;
-	c->max_rel = st->max_rel;
-	c->cos = jd.cos;
-	c->l1 = jd.l1;
-	c->rmse = jd.rmse;
-	c->ms = ms;
-	snprintf(c->budget_metric, sizeof(c->budget_metric), "%s", jd.metric);
-	c->tol_ratio = jd.ratio;
-	c->base_tol_ratio = jd.base_ratio;
-	c->budget = jd.limit;
-	c->budget_used = jd.budget_used;
-	if (jd.budget_used && record)
-		j->v->flags |= KJ_FLAG_BUDGET;
-	int base_bad = 0;
-	if (bst) {
-		c->base_max_abs = bst->max_abs;
-		c->base_max_rel = bst->max_rel;
-		/* the declared tolerance asks more than the eager arithmetic
-		 * gives here (the budget then governs) */
-		base_bad = !kjj_metric_pass(j->t, bst, &bc, &bl, &brm);
-		if (base_bad)
-			j->v->flags |= KJ_FLAG_BASELINE_TOLERANCE;
-	}
-	if (!pass) {
-		char sd[320], e[64], g[64], idx[160], also[200] = "", note[200];
-		/* a check the eager baseline fails too: the tolerance may ask for
-		 * more than the eager arithmetic gives (bench/baseline_check.sh) */
-		if (base_bad)
-			snprintf(also, sizeof(also),
-				 "; the eager baseline is out of tolerance on this check too (%lld elements, max abs err %.3g)",
-				 (long long)bst->nbad, bst->max_abs);
-		budget_note(&jd, st->nfbad, note, sizeof(note));
-		size_t off = 0, flat = (size_t)st->first_bad;
-		kjj_shape_desc(j, bind, sd, sizeof(sd));
-		idx[0] = 0;
-		if (st->first_bad >= 0) {
-			int64_t rem = (int64_t)flat, mult[KJ_MAX_RANK];
-			int64_t m = 1;
-			for (int d = ti->shape.rank - 1; d >= 0; d--) {
-				mult[d] = m;
-				m *= ti->shape.d[d];
-			}
-			off = (size_t)snprintf(idx, sizeof(idx), "[");
-			for (int d = 0; d < ti->shape.rank && off < sizeof(idx); d++) {
-				off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%lld", d ? ", " : "",
-							(long long)(rem / mult[d]));
-				rem %= mult[d];
-			}
-			if (off < sizeof(idx))
-				snprintf(idx + off, sizeof(idx) - off, "]");
-		}
-		fmt_val(st->expected, e, sizeof(e));
-		fmt_val(st->got, g, sizeof(g));
-		if (j->t->tol.has_metric && st->nbad == 0)
-			kjj_fail(j, KJ_ST_MISMATCH, sg,
-				 "output '%s' misses the metric (cos %.6f, l1 %.3g, rmse %.3g) on %s, seed %d (%s)%s%s",
-				 c->output, jd.cos, jd.l1, jd.rmse, sd, k, kj_seed_flavour_name(fl), note, also);
-		else
-			kjj_fail(j, KJ_ST_MISMATCH, sg,
-				 "output '%s' differs at %s: expected %s, got %s (%lld of %lld elements wrong; max abs err over finite elements %.3g) on %s, seed %d (%s)%s%s",
-				 c->output, idx, e, g, (long long)st->nbad, (long long)n, st->max_abs, sd, k,
-				 kj_seed_flavour_name(fl), note, also);
-		return 1;
-	}
-	return 0;
-}
-
-int kjj_stage_static(struct judge *j, const char *src, size_t len)
-{
-	if (len > MAX_SOURCE) {
-		kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source is %zu bytes; the limit is %u", len, MAX_SOURCE);
-		return 1;
-	}
-	if (memchr(src, 0, len)) {
-		kjj_fail(j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "source contains a NUL byte");
-		return 1;
-	}
-	return 0;
-}
-
-int kjj_perf_binds(const kj_task *t, kj_backend b, int *out, int cap)
-{
-	int n = 0, want = b == KJ_BACKEND_CPU ? 2 : 1;
-	for (int i = 0; i < t->nbind; i++)
-		if (t->binds[i].bench == want && n < cap)
-			out[n++] = i;
-	return n;
-}
-
-int kjj_largest_check(const kj_task *t, int smallest)
-{
-	int best = -1;
-	double bestv = 0;
-	for (int i = 0; i < t->nbind; i++) {
-		double prod = 1;
-		if (t->binds[i].bench != 0)
-			continue;
-		for (int k = 0; k < t->nsyms; k++)
-			prod *= (double)t->binds[i].val[k];
-		if (best < 0 || (smallest ? prod < bestv : prod > bestv)) {
-			best = i;
-			bestv = prod;
-		}
-	}
-	return best;
-}
-
-int kjj_correctness_order(const kj_task *t, kj_backend b, int *order, int cap)
-{
-	int n = 0, first = kjj_largest_check(t, 1);
-	int pb[64], npb = kjj_perf_binds(t, b, pb, 64);
-	order[n++] = first;
-	for (int i = 0; i < t->nbind && n < cap; i++)
-		if (t->binds[i].bench == 0 && i != first)
-			order[n++] = i;
-	for (int i = 0; i < npb && n < cap; i++)
-		order[n++] = pb[i];
-	return n;
-}
-
 static void cpu_device(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
@@ -552,17 +87,6 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
-/* The Python worker's "kjudge-env: " errors: its interpreter lacks what
- * the backend needs (torch, Triton, a GPU); the judge's error, not a
- * verdict.  0 for any other reply. */
-static int py_env_error(struct judge *j, const struct kj_call_result *res)
-{
-	if (res->status != KJ_CALL_ERROR || strncmp(res->msg, "kjudge-env: ", 12))
-		return 0;
-	return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
-			  kj_backend_name(j->o->backend), res->msg + 12);
-}
-
 /* Stops the worker, keeping its log in the verdict (a second worker's log
  * follows the first's). */
 static void stop_worker(struct judge *j)
@@ -585,23 +109,16 @@ static void stop_worker(struct judge *j)
 	j->worker_up = 0;
 }
 
-/* The worker's options; uuid: the device's ("GPU-..."), NULL on the CPU
- * track.  A Python worker's argv and jail are kjj_py_argv's. */
-static void worker_opts(const struct judge *j, const char *scratch, int unconfined, const char *uuid,
-			struct kj_worker_opts *wo)
+/* The worker's common options, then the kind's (its path, argv, jail);
+ * uuid: the device's ("GPU-..."), NULL on the CPU track.  Returns 0 or an
+ * error. */
+static int worker_opts(struct judge *j, const char *uuid, struct kj_worker_opts *wo)
 {
 	const struct kj_eval_opts *o = j->o;
 	memset(wo, 0, sizeof(*wo));
 	wo->worker_path = o->worker_path;
-	wo->unconfined = unconfined;
-	if (j->py) {
-		wo->worker_path = j->py->python;
-		wo->argv = (const char *const *)j->py->argv;
-		wo->jail = j->py->jail;
-		/* Triton's cache and torch's extension builds are written by the worker */
-		wo->fsize_limit = (size_t)512 << 20;
-	}
-	wo->scratch_dir = scratch;
+	wo->unconfined = j->unconfined;
+	wo->scratch_dir = j->scratch;
 	/* the CUDA worker spins a core while it waits for the device, so its CPU
 	 * time follows GPU time over the whole evaluation */
 	wo->cpu_limit_s = uuid ? 3600 : 2 * o->call_timeout_s + 60;
@@ -613,19 +130,19 @@ static void worker_opts(const struct judge *j, const char *scratch, int unconfin
 	wo->freeze = j->track->baseline_after_candidate;
 	wo->spin = !j->track->baseline_after_candidate;
 	wo->cuda_uuid = uuid;
+	return j->cand->worker_opts ? j->cand->worker_opts(j, wo) : 0;
 }
 
 /* Starts the worker and, on a GPU, its CUDA context: trusted, nothing of
  * the candidate's is in it yet.  Returns 0, or an error. */
-static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
+static int spawn_worker(struct judge *j)
 {
 	struct kj_worker_opts wo;
 	struct kj_call_result res;
-	int rc, python = j->py != NULL;
+	int rc;
 
-	if (python && (rc = kjj_py_argv(j, j->py, unconfined)))
+	if ((rc = worker_opts(j, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo)))
 		return rc;
-	worker_opts(j, scratch, unconfined, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo);
 	kjj_prof_begin(j, KJ_PROF_SPAWN);
 	rc = kj_worker_start(&j->w, &wo, j->err);
 	kjj_prof_end(j);
@@ -648,13 +165,12 @@ static int spawn_worker(struct judge *j, const char *scratch, int unconfined)
 			 j->w.limits);
 	}
 	if (j->gpu) {
-		if (python && (rc = py_env_error(j, &res)))
+		if (j->cand->env_error && (rc = j->cand->env_error(j, &res)))
 			return rc;
 		if (res.status != KJ_CALL_OK)
 			return kj_err_set(j->err, KJ_E_WORKER, "the worker could not set up its device: %s",
 					  res.msg);
-		/* the Python worker's seccomp filter, seen from here */
-		if (python && (rc = kjj_py_filter_check(j)))
+		if (j->cand->post_setup && (rc = j->cand->post_setup(j)))
 			return rc;
 	}
 	return 0;
@@ -701,16 +217,16 @@ static int measure_floor(struct judge *j)
 static int load_candidate(struct judge *j)
 {
 	struct kj_call_result res;
-	int rc, python = j->py != NULL;
+	int rc;
 	kjj_prof_begin(j, KJ_PROF_LOAD);
 	rc = kj_worker_load(&j->w, j->load_path, j->t->name, j->load_nptr, j->t->nsyms, j->load_timeout_s, &res,
 			    j->err);
 	kjj_prof_end(j);
 	if (rc)
 		return rc;
-	if (python && (rc = py_env_error(j, &res)))
+	if (j->cand->env_error && (rc = j->cand->env_error(j, &res)))
 		return rc;
-	if (python && kjj_py_map_error(j, &res))
+	if (j->cand->map_error && j->cand->map_error(j, &res))
 		return 0;
 	if (res.status == KJ_CALL_ERROR) {
 		kjj_fail(j, KJ_ST_CALL_ERROR, KJ_STAGE_CALL, "cannot load the candidate: %s", res.msg);
@@ -741,46 +257,82 @@ static int make_scratch(const struct kj_eval_opts *o, char *scratch, size_t len,
 	return 0;
 }
 
+/* Opens the device (or takes the caller's) and reads its state and its
+ * calibration (measured once per GPU when the cache has none).  j->gpu is
+ * set as soon as it is open, so that the exit closes it whatever fails
+ * after.  Returns 0, or an error. */
+static int open_device(struct judge *j, kj_calib *calib)
+{
+	const struct kj_eval_opts *o = j->o;
+	kj_verdict *v = j->v;
+	const kj_gpu_info *gi;
+	struct kj_err se;
+	int rc;
+	if (!kj_gpu_available())
+		return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend needs a CUDA device and a "
+				  "kjudge built with nvcc: no CUDA device here; use --backend cpu here",
+				  kj_backend_name(o->backend));
+	if (o->gpu)
+		j->gpu = o->gpu;
+	else if ((rc = kj_gpu_open(o->device, &j->gpu, j->err)))
+		return rc;
+	gi = kj_gpu_get_info(j->gpu);
+	snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
+	kjj_gpu_baseline_id(v->baseline_id, sizeof(v->baseline_id));
+	/* the GPU's clocks, power, temperature and settings now and at the
+	 * end: what its times mean */
+	kj_err_init(&se);
+	if (kj_gpu_state_read(gi->uuid, &v->gpu_start, &se) == 0)
+		v->gpu_states = 1;
+	else
+		snprintf(v->gpu_state_err, sizeof(v->gpu_state_err), "%s", se.msg);
+	if (kj_calib_load(o->cache_dir, gi->uuid, calib) == 0) {
+		j->calib = calib;
+	} else {
+		kjj_progress(j, "calibrating %s (once per GPU)", gi->name);
+		if (kj_gpu_calibrate(j->gpu, calib, j->err) == 0) {
+			kj_calib_store(o->cache_dir, calib);
+			j->calib = calib;
+		}
+		kj_err_init(j->err); /* no calibration: no roofline, not an error */
+	}
+	return 0;
+}
+
+/* The sequence.  Every step that fails, or sets the verdict, goes to the
+ * single exit (out:), which releases what the evaluation holds whichever
+ * step it came from: the profile's open parts, the worker (its log kept in
+ * the verdict), the CPU pin, the GPU context it opened and the track's
+ * device buffers, the GPU's end state, the scratch folder it made, the
+ * kind's state (compile result, Python state), the baseline's distances.
+ * rc: 0 go on, > 0 the verdict is set (returned as 0), < 0 an error. */
 int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o,
 	    kj_verdict *v, struct kj_err *err)
 {
 	struct judge j;
-	struct kj_compile_opts co;
-	struct kj_compile_result cr;
-	struct kj_symcheck sc;
-	char scratch[4096] = "";
 	double t0 = kjj_now_s(), ts;
-	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1], unconfined;
+	int rc = 0, abi[KJ_WIRE_MAX_ABI + 1];
 	kj_calib calib;
-	struct kjj_py py;
-	struct kj_eval_opts popts; /* the Python track's copy of o (longer call watchdog) */
 	struct kjj_pin pin;
-	int python = kj_backend_is_python(o->backend);
 	const char *survey = getenv("KJ_SECCOMP_SURVEY");
 	memset(&j, 0, sizeof(j));
-	memset(&cr, 0, sizeof(cr));
 	memset(&pin, 0, sizeof(pin));
-	kjj_py_init(&py);
 	j.t = t;
 	j.o = o;
-	j.cur_perf = -1;
-	if (python) {
-		/* the first call JIT-compiles Triton kernels (autotuning runs
-		 * them several times): the watchdog allows a minute */
-		popts = *o;
-		if (popts.call_timeout_s < 60)
-			popts.call_timeout_s = 60;
-		j.o = &popts;
-		j.py = &py;
-	}
 	j.v = v;
 	j.err = err;
+	j.cur_perf = -1;
+	j.cand = kj_backend_is_python(o->backend) ? &kjj_cand_py : &kjj_cand_c;
 	j.track = kj_backend_is_gpu(o->backend) ? &kjj_track_cuda : &kjj_track_cpu;
 	kj_verdict_init(v);
 	kjj_prof_track(&j);
+	if ((rc = j.cand->init(&j)))
+		goto out;
 	j.bdist = calloc((size_t)(t->nbind > 0 ? t->nbind : 1) * KJJ_MAX_OUTPUTS * KJJ_FLAVOURS, sizeof(*j.bdist));
-	if (!j.bdist)
-		return kj_err_set(err, KJ_E_NOMEM, "out of memory");
+	if (!j.bdist) {
+		rc = kj_err_set(err, KJ_E_NOMEM, "out of memory");
+		goto out;
+	}
 	snprintf(v->task, sizeof(v->task), "%s", t->id);
 	v->backend = o->backend;
 	v->seeds = o->seeds;
@@ -792,67 +344,20 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	/* the candidate is confined unless the user said otherwise; a profiler
 	 * must be able to reach it, and the seccomp survey logs instead of
 	 * refusing: both judge unconfined code */
-	unconfined = o->unconfined || kj_worker_profile_mode();
-	if (unconfined || (survey && !strcmp(survey, "1")))
+	j.unconfined = o->unconfined || kj_worker_profile_mode();
+	if (j.unconfined || (survey && !strcmp(survey, "1")))
 		v->flags |= KJ_FLAG_UNCONFINED;
-	if (!unconfined && (rc = kj_jail_available(err))) {
-		free(j.bdist);
-		return rc;
-	}
+	if (!j.unconfined && (rc = kj_jail_available(err)))
+		goto out;
 	snprintf(v->sandbox, sizeof(v->sandbox), "%s",
-		 unconfined ? (o->unconfined ? "none (--unsafe-no-sandbox)" : "none (KJUDGE_PROFILE=1)") :
-			      kj_jail_describe());
-	if (python) {
-		/* python3, torch, triton, cupy and a device are checked first, so
-		 * the message names what is missing; then the source's static
-		 * check (a verdict needs no GPU) */
-		kjj_prof_begin(&j, KJ_PROF_STATIC);
-		rc = kjj_py_prepare(&j, source, len, &py);
-		kjj_prof_end(&j);
-		if (rc) {
-			if (rc > 0)
-				rc = 0;
-			goto out;
-		}
-	}
+		 j.unconfined ? (o->unconfined ? "none (--unsafe-no-sandbox)" : "none (KJUDGE_PROFILE=1)") :
+				kj_jail_describe());
+	if (j.cand->precheck && (rc = j.cand->precheck(&j, source, len)))
+		goto out;
 	if (kj_backend_is_gpu(o->backend)) {
-		const kj_gpu_info *gi;
 		kjj_prof_begin(&j, KJ_PROF_SETUP);
-		if (!kj_gpu_available()) {
-			kjj_py_release(&py);
-			return kj_err_set(err, KJ_E_UNSUPPORTED, "the %s backend needs a CUDA device and a "
-					  "kjudge built with nvcc: no CUDA device here; use --backend cpu here",
-					  kj_backend_name(o->backend));
-		}
-		if (o->gpu)
-			j.gpu = o->gpu;
-		else if ((rc = kj_gpu_open(o->device, &j.gpu, err)))
+		if ((rc = open_device(&j, &calib)))
 			goto out;
-		gi = kj_gpu_get_info(j.gpu);
-		snprintf(v->device, sizeof(v->device), "%s (%s, %s)", gi->name, gi->arch, gi->uuid);
-		kjj_gpu_baseline_id(v->baseline_id, sizeof(v->baseline_id));
-		{
-			/* the GPU's clocks, power, temperature and settings now
-			 * and at the end: what its times mean */
-			struct kj_err se;
-			kj_err_init(&se);
-			if (kj_gpu_state_read(gi->uuid, &v->gpu_start, &se) == 0)
-				v->gpu_states = 1;
-			else
-				snprintf(v->gpu_state_err, sizeof(v->gpu_state_err), "%s", se.msg);
-		}
-		if (kj_calib_load(o->cache_dir, gi->uuid, &calib) == 0) {
-			j.calib = &calib;
-		} else {
-			kjj_progress(&j, "calibrating %s (once per GPU)", gi->name);
-			rc = kj_gpu_calibrate(j.gpu, &calib, err);
-			if (rc == 0) {
-				kj_calib_store(o->cache_dir, &calib);
-				j.calib = &calib;
-			}
-			rc = 0; /* no calibration: no roofline, not an error */
-			kj_err_init(err);
-		}
 		kjj_prof_end(&j);
 	} else {
 		cpu_device(v->device, sizeof(v->device));
@@ -868,102 +373,12 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		goto out;
 	}
 	j.load_nptr = kj_task_abi_values(t, abi, KJ_WIRE_MAX_ABI);
-	/* a Python LOAD imports the candidate; a KernelBench file may build
-	 * CUDA code with load_inline (nvcc: minutes) */
-	j.load_timeout_s = !python ? o->call_timeout_s : o->backend == KJ_BACKEND_KERNELBENCH ? 900 : 180;
+	/* static checks, compile or build, checks of the object: what LOAD loads */
+	if ((rc = j.cand->prepare(&j, source, len)))
+		goto out;
 
-	/* Python candidates had their static check in kjj_py_prepare; their
-	 * build (load_inline, Triton's compiler) is a step of its own, in its
-	 * own jail, before the timed worker, which then runs without exec */
-	if (python) {
-		j.load_path = py.cand;
-		kjj_prof_begin(&j, KJ_PROF_COMPILE);
-		rc = kjj_py_build(&j, &py, j.gpu ? kj_gpu_get_info(j.gpu)->uuid : NULL, unconfined);
-		kjj_prof_end(&j);
-		if (rc) {
-			if (rc > 0)
-				rc = 0;
-			goto out;
-		}
-		goto start_worker;
-	}
-
-	/* static (source) */
 	ts = kjj_now_s();
-	kjj_prof_begin(&j, KJ_PROF_STATIC);
-	if (kjj_stage_static(&j, source, len))
-		goto out;
-	kjj_prof_end(&j);
-	v->stage_s[KJ_STAGE_STATIC] = kjj_now_s() - ts;
-
-	/* compile */
-	ts = kjj_now_s();
-	kjj_progress(&j, "compile");
-	memset(&co, 0, sizeof(co));
-	co.backend = o->backend;
-	co.cache_dir = o->cache_dir;
-	co.include_dir = o->include_dir;
-	co.no_cache = o->no_cache;
-	co.unconfined = unconfined;
-	if (j.gpu)
-		co.arch = kj_gpu_get_info(j.gpu)->arch;
-	kjj_prof_begin(&j, KJ_PROF_COMPILE);
-	if ((rc = kj_compile(source, len, &co, &cr, err)))
-		goto out;
-	kjj_prof_end(&j);
-	v->compile_cached = cr.cached;
-	v->compile_s = cr.seconds;
-	if (cr.limits[0])
-		snprintf(v->limits, sizeof(v->limits), "compile: %s", cr.limits);
-	v->compile_log = cr.log;
-	cr.log = NULL;
-	v->stage_s[KJ_STAGE_COMPILE] = kjj_now_s() - ts;
-	if (!cr.ok) {
-		if (cr.limit[0]) {
-			kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "%s", cr.limit);
-		} else {
-			const char *l = v->compile_log ? v->compile_log : "";
-			const char *e = strstr(l, "error");
-			const char *line = e ? e : l;
-			while (e && line > l && line[-1] != '\n')
-				line--;
-			/* CUDA source given to the C compiler: say which backend it wants */
-			int cuda = o->backend == KJ_BACKEND_CPU &&
-				   (memmem(source, len, "__global__", 10) || memmem(source, len, "<<<", 3));
-			if (!*line)
-				kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed and printed nothing");
-			else
-				kjj_fail(&j, KJ_ST_COMPILE_ERROR, KJ_STAGE_COMPILE, "compiler failed: %.*s%s",
-					 (int)strcspn(line, "\n"), line,
-					 cuda ? " (this is CUDA source on the CPU track: judge it with --backend cuda)" : "");
-		}
-		goto out;
-	}
-
-	/* static (binary) */
-	ts = kjj_now_s();
-	kjj_prof_begin(&j, KJ_PROF_STATIC);
-	if ((rc = kj_symcheck_so(cr.so_path, o->backend, &sc, err)))
-		goto out;
-	if (sc.verdict == 2) {
-		kjj_fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s", sc.reason);
-		goto out;
-	}
-	if (sc.verdict == 1) {
-		v->flags |= KJ_FLAG_FALLBACK;
-		snprintf(v->fallback_libs, sizeof(v->fallback_libs), "%s", sc.libs);
-		if (o->policy == KJ_POLICY_STRICT) {
-			kjj_fail(&j, KJ_ST_REJECTED, KJ_STAGE_STATIC, "%s (policy strict)", sc.reason);
-			goto out;
-		}
-	}
-	kjj_prof_end(&j);
-	v->stage_s[KJ_STAGE_STATIC] += kjj_now_s() - ts;
-	j.load_path = cr.so_path;
-
-start_worker:
-	ts = kjj_now_s();
-	if ((rc = make_scratch(o, scratch, sizeof(scratch), err)))
+	if ((rc = make_scratch(o, j.scratch, sizeof(j.scratch), err)))
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
 	/* the GPU's baseline, while no process of this candidate exists */
@@ -981,22 +396,22 @@ start_worker:
 	 * KJUDGE_NO_PIN set: not (a host with more timing jobs than CPUs) */
 	if (j.track == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
 		v->pinned_cpu = 1 + pin.cpu;
-	if ((rc = spawn_worker(&j, scratch, unconfined)) || (rc = measure_floor(&j)) ||
-	    (rc = load_candidate(&j)) || v->status != KJ_ST_PASS)
+	if ((rc = spawn_worker(&j)) || (rc = measure_floor(&j)) || (rc = load_candidate(&j)) ||
+	    v->status != KJ_ST_PASS)
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] += kjj_now_s() - ts;
 
 	ts = kjj_now_s();
 	if ((rc = kjj_stage_correctness(&j)) || v->status != KJ_ST_PASS)
 		goto out;
-	if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
+	if (j.cand->after_stage && ((rc = j.cand->after_stage(&j)) || v->status != KJ_ST_PASS))
 		goto out;
 	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts;
 	if (!o->no_perf) {
 		ts = kjj_now_s();
 		if ((rc = kjj_stage_perf(&j)) || v->status != KJ_ST_PASS)
 			goto out;
-		if (python && ((rc = kjj_py_fallback_query(&j)) || v->status != KJ_ST_PASS))
+		if (j.cand->after_stage && ((rc = j.cand->after_stage(&j)) || v->status != KJ_ST_PASS))
 			goto out;
 		v->stage_s[KJ_STAGE_PERFORMANCE] += kjj_now_s() - ts;
 	}
@@ -1017,82 +432,11 @@ out:
 		if (kj_gpu_state_drift(&v->gpu_start, &v->gpu_end, v->gpu_drift, sizeof(v->gpu_drift)))
 			v->flags |= KJ_FLAG_GPU_DRIFT;
 	}
-	if (scratch[0] && !o->scratch_dir)
-		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	kj_compile_result_release(&cr);
-	kjj_py_release(&py);
+	if (j.scratch[0] && !o->scratch_dir)
+		nftw(j.scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	j.cand->release(&j);
 	free(j.bdist);
 	v->total_s = kjj_now_s() - t0;
 	kjj_prof_finish(&j);
-	if (rc)
-		return rc;
-	return 0;
-}
-
-/* ---- roofline rates ---- */
-
-static int matrix_unit_op(const char *name)
-{
-	static const char *const ops[] = { "matmul", "bmm", "linear", "conv1d", "conv2d", "conv3d",
-					   "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-					   "sdpa", "scaled_dot_product_attention",
-					   "linalg_solve_triangular", "linalg_cholesky", NULL };
-	for (int i = 0; ops[i]; i++)
-		if (!strcmp(name, ops[i]))
-			return 1;
-	return 0;
-}
-
-/* The rate of node n (0 for a memory-bound op) and, in *what, its name. */
-static double node_peak(const kj_plan *p, int n, const kj_calib *c, const char **what)
-{
-	if (!matrix_unit_op(p->task->nodes[n].op->name))
-		return 0;
-	switch (p->nodes[n].in[0].dtype) {
-	case KJ_F16:
-		*what = "fp16 tensor-core";
-		return c->fp16_tflops;
-	case KJ_BF16:
-		*what = "bf16 tensor-core";
-		return c->bf16_tflops;
-	case KJ_I8:
-		*what = "int8 tensor-core";
-		return c->int8_tops;
-	default:
-		*what = "fp32";
-		return c->fp32_tflops;
-	}
-}
-
-double kj_node_peak_tflops(const kj_plan *p, int n, const kj_calib *c)
-{
-	const char *what;
-	return node_peak(p, n, c, &what);
-}
-
-double kj_plan_peak_named(const kj_plan *p, const kj_calib *c, const char **what)
-{
-	int f8 = 0;
-	for (int v = 0; v < p->task->nvals; v++)
-		f8 |= p->task->vals[v].kind == KJ_V_INPUT && p->vals[v].dtype == KJ_F8E4M3;
-	for (int n = 0; n < p->task->nnodes; n++) {
-		double r = node_peak(p, n, c, what);
-		/* f8 inputs cast up for the product: the fp8 tensor cores are the
-		 * roof a kernel can reach (the eager baseline multiplies the cast
-		 * values, so its sizing keeps the node's own rate) */
-		if (r > 0 && f8 && c->fp8_tflops > 0) {
-			*what = "fp8 tensor-core";
-			return c->fp8_tflops;
-		}
-		if (r > 0)
-			return r;
-	}
-	*what = "fp32";
-	return c->fp32_tflops;
-}
-
-double kj_plan_peak_tflops(const kj_plan *p, const kj_calib *c)
-{
-	const char *what;
-	return kj_plan_peak_named(p, c, &what);
+	return rc < 0 ? rc : 0;
 }

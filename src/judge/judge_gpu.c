@@ -87,16 +87,9 @@ void kjj_gpu_baseline_id(char *out, size_t len)
 #define TRAIN_SLACK_FRAC 0.04
 #define TRAIN_SLACK_MS 0.10
 #define TRAIN_REGIME_FRAC 0.40
-/* The Python tracks: each call's Python host work (the launcher, the
- * dispatch mode) is not all inside the events nor in the PROBE's floor.
- * Measured on the H200 (honest Triton and KernelBench relu and softmax,
- * trains of 2 calls of 1.06-1.7 ms): the train's bound exceeded its own
- * events by 0.0-0.27 ms per call, varying from one worker process to the
- * next, and 4% + 0.1 ms/reps flagged them.  So a Python train is held to
- * its bound less TRAIN_PY_CALL_MS more per call: a Python worker that
- * forged its event times (it would have to get past the import policy and
- * the tamper checks first) gains at most that. */
-#define TRAIN_PY_CALL_MS 0.35
+/* The candidate kind's own harness time per call of a train
+ * (kjj_cand.train_call_ms: the Python worker's, cand_py.c) is taken off the
+ * train's bound too. */
 
 struct kjj_shape {
 	int bind, pi;
@@ -848,7 +841,7 @@ static int gpu_train(struct judge *j, struct kjj_shape *s, int bind, double wall
 		/* the train's own event time is in the train's regime, held to
 		 * its bound tightly */
 		ev = res.gpu_ns >= 0 ? (double)res.gpu_ns / 1e6 / reps : -1;
-		tight = bound * (1 - TRAIN_SLACK_FRAC) - TRAIN_SLACK_MS / reps - (j->py ? TRAIN_PY_CALL_MS : 0);
+		tight = bound * (1 - TRAIN_SLACK_FRAC) - TRAIN_SLACK_MS / reps - (j->cand ? j->cand->train_call_ms : 0);
 		if (tr->bound_ms < 0 || bound < tr->bound_ms)
 			tr->bound_ms = bound;
 		if (ev >= tight && (tr->ms < 0 || ev < tr->ms))
@@ -908,12 +901,10 @@ int kj_gpu_baseline_error(kj_gpu *g, const kj_task *t, int bind, uint64_t base_s
 	j.gpu = g;
 	j.err = err;
 	j.cur_perf = -1;
-	{
-		static struct kj_eval_opts o;
-		kj_eval_opts_init(&o);
-		o.backend = KJ_BACKEND_CUDA;
-		j.o = &o;
-	}
+	/* the default options, this call's own (threads may check at once) */
+	kj_eval_opts_init(&j.opts);
+	j.opts.backend = KJ_BACKEND_CUDA;
+	j.o = &j.opts;
 	if ((rc = gpu_shape_init(&j, bind, &s)))
 		return rc;
 	for (int i = 0; i < s->nabi && n < max; i++)

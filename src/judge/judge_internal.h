@@ -1,11 +1,19 @@
 /*
- * Internals of the judge, not part of the public API.  The stages are
- * written once (stages.c: correctness with its determinism rerun, the timed
- * calls with their checks, the baseline, the speedups) over a track: the
- * per-track shape, input, call and comparison code (track_cpu.c for the
- * CPU track, judge_gpu.c for the CUDA track, which the Python candidates use
- * too: pyjudge.c).  judge.c holds kj_eval (the stage sequence), the worker's
- * start with its trusted round-trip floor, and the verdict bookkeeping.
+ * Internals of the judge, not part of the public API.  kj_eval (judge.c) is
+ * one stage sequence: options, sandbox, the candidate's preparation, the
+ * device, the worker with its trusted floors, LOAD, correctness,
+ * performance, teardown at a single exit.  What varies is behind two
+ * interfaces, kept apart because they vary apart (a Python candidate runs
+ * on the CUDA track, a C source on either):
+ *  - the candidate kind (struct kjj_cand): how a source becomes what the
+ *    worker loads and what its worker needs around the stages; cand_c.c
+ *    for C and CUDA sources compiled to a shared object, cand_py.c for
+ *    Triton and KernelBench Python;
+ *  - the track (struct kjj_track): the per-shape inputs, calls and
+ *    comparisons the stages (stages.c, written once) call; track_cpu.c for
+ *    the CPU track, judge_gpu.c for the CUDA track.
+ * Shared by both: the comparisons' judgement and the verdict's bookkeeping
+ * (outcome.c), the profile (profile.c), the intervals (perf_interval.c).
  */
 #ifndef KJ_JUDGE_INTERNAL_H
 #define KJ_JUDGE_INTERNAL_H
@@ -157,6 +165,53 @@ extern const struct kjj_track kjj_track_cuda;
 /* the CUDA baseline's identity: its harness and the hash of its sources */
 void kjj_gpu_baseline_id(char *out, size_t len);
 
+/* A candidate kind: kj_eval calls these at its steps, in this order.  Each
+ * returns 0 to go on, 1 when it set the verdict (the sequence ends there,
+ * at the single exit), or a negative error with j->err set; a NULL hook is
+ * skipped.  Whatever a hook acquires lives in j->cand_state (or j->py) and
+ * is freed by release, which the exit calls whether or not init ran to its
+ * end. */
+struct kjj_cand {
+	const char *name;
+	/* 1: the worker's memory map after a call says which libraries the
+	 * candidate brought in (stages.c: kjj_check_mapped_libs); 0: the
+	 * interpreter maps torch's own, and after_stage asks instead */
+	int maps_check;
+	/* the harness's own time per call of a train, beyond what the trusted
+	 * train floor measured (the CUDA track's train slack) */
+	double train_call_ms;
+	/* the kind's state into j->cand_state; may point j->o at j->opts, a
+	 * copy with its own watchdog; sets j->load_timeout_s */
+	int (*init)(struct judge *j);
+	/* before the device is opened: checks that need none, so that a verdict
+	 * or a missing tool is said without a GPU (Python: the probe, the
+	 * static check) */
+	int (*precheck)(struct judge *j, const char *src, size_t len);
+	/* after the device and the task's ABI: static checks, compile or build,
+	 * checks of the binary; sets j->load_path */
+	int (*prepare)(struct judge *j, const char *src, size_t len);
+	/* the worker's path, argv, jail and file-size limit, over the common
+	 * options judge.c filled */
+	int (*worker_opts)(struct judge *j, struct kj_worker_opts *wo);
+	/* a SETUP or LOAD reply that says the environment lacks something: the
+	 * judge's error (< 0), not a verdict; 0 otherwise */
+	int (*env_error)(struct judge *j, const struct kj_call_result *res);
+	/* after a successful SETUP, before LOAD: the kind's own checks of the
+	 * worker (Python: its seccomp filter on every thread) */
+	int (*post_setup)(struct judge *j);
+	/* a LOAD or CALL reply that names its own verdict (Python: compile
+	 * errors and rejections found at import): 1 when set, else 0 */
+	int (*map_error)(struct judge *j, const struct kj_call_result *res);
+	/* after the correctness and the performance stage (Python: whether
+	 * torch operators ran inside the calls) */
+	int (*after_stage)(struct judge *j);
+	/* frees j->cand_state (and whatever the hooks left in it) */
+	void (*release)(struct judge *j);
+};
+
+extern const struct kjj_cand kjj_cand_c;  /* cand_c.c: C (CPU track) and CUDA C++ sources */
+extern const struct kjj_cand kjj_cand_py; /* cand_py.c: --backend triton | kernelbench */
+
 struct kjj_base_time {
 	int have;
 	double ms, iqr_ms; /* single calls */
@@ -170,11 +225,18 @@ struct kjj_base_time {
 	int nxs;
 };
 
+struct kjj_cand;
+
 struct judge {
 	const kj_task *t;
-	const struct kj_eval_opts *o;
+	const struct kj_eval_opts *o; /* the caller's, or the kind's copy (opts) */
+	struct kj_eval_opts opts;     /* a kind's own options (cand_py.c: a longer watchdog) */
 	kj_verdict *v;
 	const struct kjj_track *track;
+	const struct kjj_cand *cand;  /* the candidate's kind; NULL outside kj_eval */
+	void *cand_state;             /* the kind's own state, owned by cand->release */
+	int unconfined;               /* no jail, no seccomp (--unsafe-no-sandbox, KJUDGE_PROFILE=1) */
+	char scratch[4096];           /* the worker's /scratch, "" none yet */
 	/* the profile (profile.c): track is prof_track, which times each of
 	 * inner's functions into v->prof_s; the stack gives self times */
 	const struct kjj_track *inner;
@@ -183,12 +245,13 @@ struct judge {
 	kj_prof prof_stack[8];
 	double prof_self[8];   /* each open part's self time so far (KJ_PROF_LOG) */
 	double prof_mark;
+	const char *prof_log;  /* $KJ_PROF_LOG, read by kjj_prof_track, or NULL */
 	struct kj_worker w;
 	int worker_up;
 	const char *load_path; /* what LOAD loads (the object, or the Python candidate) */
 	int load_nptr;
 	double load_timeout_s;
-	struct kjj_py *py;     /* the Python track's state, else NULL */
+	struct kjj_py *py;     /* the Python kind's state (in j->cand_state), else NULL */
 	int64_t floor_ns;      /* trusted round trip of an empty call, measured before LOAD */
 	struct kj_err *err;
 	/* baseline times measured before the worker started (CUDA), per perf shape */
@@ -343,8 +406,10 @@ void kjj_gpu_release(struct judge *j);
 int kjj_baseline_load(struct judge *j, int bind, struct kjj_base_time *b);
 void kjj_baseline_store(struct judge *j, int bind, const struct kjj_base_time *b);
 
-/* The Python track (pyjudge.c): triton and kernelbench candidates run in
- * python/kjudge_pyworker.py, then through the CUDA track's stages. */
+/* The Python kind (cand_py.c): triton and kernelbench candidates run in
+ * python/kjudge_pyworker.py, then through the CUDA track's stages; its
+ * functions below are kjj_cand_py's hooks' parts (test_pybuild calls
+ * kjj_py_build alone). */
 struct kjj_py {
 	char python[4096];  /* the interpreter */
 	char worker[4096];  /* kjudge_pyworker.py */
@@ -372,7 +437,7 @@ int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *
 /* Builds the worker's argv and jail (py->argv, py->jail; the ABI JSON in
  * py->abi) for a jailed or an unconfined worker.  Returns 0 or an error. */
 int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined);
-/* The build step (pyjudge.c), before the timed worker starts: the candidate
+/* The build step (cand_py.c), before the timed worker starts: the candidate
  * is imported in its own jail with exec allowed (load_inline builds there)
  * and called once on each shape the judge will call (Triton compiles every
  * specialisation), writing only to its build folder (<cache>/pybuild/, keyed

@@ -33,13 +33,8 @@ void kjj_prof_begin(struct judge *j, kj_prof p)
  * seconds of this span, nesting depth). */
 static void prof_log(struct judge *j, kj_prof p, double self_s)
 {
-	static const char *path;
-	static int checked;
+	const char *path = j->prof_log;
 	FILE *f;
-	if (!checked) {
-		path = getenv("KJ_PROF_LOG");
-		checked = 1;
-	}
 	if (!path || !*path || !(f = fopen(path, "a")))
 		return;
 	fprintf(f, "%s\t%s\t%d\t%.6f\t%d\n", j->t ? j->t->id : "-", kj_prof_name(p), j->cur_perf, self_s,
@@ -215,6 +210,7 @@ void kjj_prof_track(struct judge *j)
 	const struct kjj_track *in = j->track;
 	struct kjj_track *p = &j->prof_track;
 	j->inner = in;
+	j->prof_log = getenv("KJ_PROF_LOG"); /* read once per evaluation, not cached process-wide */
 	*p = *in;
 	/* optional functions stay NULL where the inner track has none */
 #define WRAP(f) \

@@ -92,7 +92,7 @@ int kjj_check_mapped_libs(struct judge *j)
 	const char *line;
 	int anon_exec = 0;
 
-	if (j->py || !j->worker_up || j->w.dead)
+	if ((j->cand && !j->cand->maps_check) || !j->worker_up || j->w.dead)
 		return 0;
 	kj_capbuf_init(&maps, (size_t)4 << 20);
 	if (kj_worker_read_maps(&j->w, &maps) < 0) {

@@ -5,12 +5,13 @@
 #include <string.h>
 
 /* Shared by every empty buffer so that buf is always a valid string and an
- * init never allocates; never written, never freed. */
-static char kj_capbuf_empty[1];
+ * init never allocates; never written (read-only memory: a write would
+ * fault), never freed. */
+static const char kj_capbuf_empty[1] = "";
 
 void kj_capbuf_init(struct kj_capbuf *b, size_t cap)
 {
-	b->buf = kj_capbuf_empty;
+	b->buf = (char *)kj_capbuf_empty;
 	b->len = 0;
 	b->cap = cap;
 	b->total = 0;

@@ -33,6 +33,9 @@
 
 /* ---- finding bwrap, and whether it works here ---- */
 
+/* Process-wide, decided once: written only under avail_lock while
+ * avail_state is 0; after that read-only (bwrap_path and describe_buf are
+ * read without the lock, by callers that kj_jail_available answered). */
 static pthread_mutex_t avail_lock = PTHREAD_MUTEX_INITIALIZER;
 static int avail_state; /* 0 unknown, 1 works, -1 does not */
 static char avail_msg[768], bwrap_path[PATH_MAX], describe_buf[160];

@@ -65,7 +65,8 @@ _Static_assert(KJ_WORKER_MAX_PTR == KJ_WIRE_MAX_PTR && KJ_WORKER_MAX_DIM == KJ_W
 #define EXIT_GRACE_NS 2000000000LL
 
 /* Sequence numbers are unique per process, not per worker, so no counter
- * lives in struct kj_worker; 0 is HELLO's. */
+ * lives in struct kj_worker; 0 is HELLO's.  Atomic: workers of several
+ * threads draw from it. */
 static atomic_uint_fast32_t kj_wire_seq;
 
 static uint32_t next_seq(void)
@@ -571,7 +572,7 @@ static int exchange(struct kj_worker *w, void *msg, size_t len, int fd, double t
  * restored when the last worker is stopped, so core dumps and debuggers
  * (and LeakSanitizer at exit) work as before outside judging. */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
-static int guard_workers, guard_saved = -1;
+static int guard_workers, guard_saved = -1; /* under guard_lock */
 
 static void guard_acquire(void)
 {

@@ -1,5 +1,5 @@
 /*
- * The Python build step (kjj_py_build, src/judge/pyjudge.c) end to end
+ * The Python build step (kjj_py_build, src/judge/cand_py.c) end to end
  * without a GPU: the judge starts kjudge_pyworker.py --build in the
  * candidate's jail with a stand-in torch (a virtual environment whose
  * site-packages hold a fake torch and triton), reads its result lines, and

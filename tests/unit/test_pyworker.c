@@ -46,7 +46,7 @@ static int find_python(void)
 	return -1;
 }
 
-/* The worker in its jail, as the judge starts it (pyjudge.c). */
+/* The worker in its jail, as the judge starts it (cand_py.c). */
 static int start(struct kj_worker *w, int cuda, struct kj_err *err)
 {
 	static const char *argv[12];

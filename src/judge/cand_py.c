@@ -1,5 +1,6 @@
 /*
- * The judge's side of Python candidates (--backend triton|kernelbench):
+ * The Python candidate kind (struct kjj_cand kjj_cand_py, judge_internal.h;
+ * --backend triton|kernelbench), the judge's side of Python candidates:
  * finding the interpreter and python/kjudge_pyworker.py, asking that
  * interpreter once per process whether torch, triton, cupy and a CUDA device
  * are there (the probe), the static check of the source in a fresh
@@ -9,6 +10,9 @@
  *
  * The probe and the check are trusted: they run the worker script, never the
  * candidate.  The worker itself is as untrusted as kjudge-worker.
+ *
+ * Ownership: the kind's state (struct kjj_py, j->py) is allocated by its
+ * init and freed by its release, with the ABI JSON and the jail it holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,7 +169,7 @@ static int find_worker(const struct kj_eval_opts *o, char *out, size_t len, stru
 }
 
 /* One probe per interpreter, worker and backend in a process: torch's import
- * takes seconds. */
+ * takes seconds.  probe_cache is read and written under probe_lock. */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	char key[8300];
@@ -475,6 +479,7 @@ int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *
  * code.  Returns a malloc'd JSON array text, or NULL. */
 static char *interpreter_folders(const char *python, struct kj_err *err)
 {
+	/* the last answer, process-wide, under lock */
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static char last_python[4096], *last;
 	char *argv[] = { (char *)python, "-I", "-c",
@@ -1130,6 +1135,115 @@ int kjj_py_fallback_query(struct judge *j)
 	kjj_call_failed(j, &res, KJ_STAGE_CORRECTNESS, kjj_largest_check(j->t, 1));
 	return 0;
 }
+
+/* ---- the kind's hooks (judge_internal.h) ---- */
+
+/* The Python tracks: each call's Python host work (the launcher, the
+ * dispatch mode) is not all inside the events nor in the PROBE's floor.
+ * Measured on the H200 (honest Triton and KernelBench relu and softmax,
+ * trains of 2 calls of 1.06-1.7 ms): the train's bound exceeded its own
+ * events by 0.0-0.27 ms per call, varying from one worker process to the
+ * next, and 4% + 0.1 ms/reps flagged them.  So a Python train is held to
+ * its bound less TRAIN_PY_CALL_MS more per call: a Python worker that
+ * forged its event times (it would have to get past the import policy and
+ * the tamper checks first) gains at most that. */
+#define TRAIN_PY_CALL_MS 0.35
+
+static int py_init(struct judge *j)
+{
+	struct kjj_py *py = malloc(sizeof(*py));
+	if (!py)
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	kjj_py_init(py);
+	j->cand_state = py;
+	j->py = py;
+	/* the first call JIT-compiles Triton kernels (autotuning runs them
+	 * several times): the watchdog allows a minute */
+	j->opts = *j->o;
+	if (j->opts.call_timeout_s < 60)
+		j->opts.call_timeout_s = 60;
+	j->o = &j->opts;
+	/* a Python LOAD imports the candidate; a KernelBench file may build
+	 * CUDA code with load_inline (nvcc: minutes) */
+	j->load_timeout_s = j->o->backend == KJ_BACKEND_KERNELBENCH ? 900 : 180;
+	return 0;
+}
+
+/* python3, torch, triton, cupy and a device are checked first, so the
+ * message names what is missing; then the source's static check (a verdict
+ * needs no GPU). */
+static int py_precheck(struct judge *j, const char *src, size_t len)
+{
+	int rc;
+	kjj_prof_begin(j, KJ_PROF_STATIC);
+	rc = kjj_py_prepare(j, src, len, j->py);
+	kjj_prof_end(j);
+	return rc;
+}
+
+/* The build (load_inline, Triton's compiler) is a step of its own, in its
+ * own jail, before the timed worker, which then runs without exec. */
+static int py_build(struct judge *j, const char *src, size_t len)
+{
+	int rc;
+	(void)src;
+	(void)len;
+	j->load_path = j->py->cand;
+	kjj_prof_begin(j, KJ_PROF_COMPILE);
+	rc = kjj_py_build(j, j->py, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, j->unconfined);
+	kjj_prof_end(j);
+	return rc;
+}
+
+static int py_worker_opts(struct judge *j, struct kj_worker_opts *wo)
+{
+	int rc = kjj_py_argv(j, j->py, j->unconfined);
+	if (rc)
+		return rc;
+	wo->worker_path = j->py->python;
+	wo->argv = (const char *const *)j->py->argv;
+	wo->jail = j->py->jail;
+	/* Triton's cache and torch's extension builds are written by the worker */
+	wo->fsize_limit = (size_t)512 << 20;
+	return 0;
+}
+
+/* The Python worker's "kjudge-env: " errors: its interpreter lacks what
+ * the backend needs (torch, Triton, a GPU); the judge's error, not a
+ * verdict.  0 for any other reply. */
+static int py_env_error(struct judge *j, const struct kj_call_result *res)
+{
+	if (res->status != KJ_CALL_ERROR || strncmp(res->msg, "kjudge-env: ", 12))
+		return 0;
+	return kj_err_set(j->err, KJ_E_UNSUPPORTED, "the %s backend cannot run here: %s",
+			  kj_backend_name(j->o->backend), res->msg + 12);
+}
+
+static void py_release(struct judge *j)
+{
+	if (!j->py)
+		return;
+	kjj_py_release(j->py);
+	free(j->py);
+	j->py = NULL;
+	j->cand_state = NULL;
+	j->load_path = NULL;
+}
+
+const struct kjj_cand kjj_cand_py = {
+	.name = "python",
+	.maps_check = 0,
+	.train_call_ms = TRAIN_PY_CALL_MS,
+	.init = py_init,
+	.precheck = py_precheck,
+	.prepare = py_build,
+	.worker_opts = py_worker_opts,
+	.env_error = py_env_error,
+	.post_setup = kjj_py_filter_check,
+	.map_error = kjj_py_map_error,
+	.after_stage = kjj_py_fallback_query,
+	.release = py_release,
+};
 
 /* ---- the signature a Python candidate writes ---- */
 
