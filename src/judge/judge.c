@@ -394,7 +394,7 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	/* the CPU track times on one CPU: the worker inherits the judge's
 	 * affinity, and the baseline runs in this thread (pin.c);
 	 * KJUDGE_NO_PIN set: not (a host with more timing jobs than CPUs) */
-	if (j.track == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
+	if (j.inner == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
 		v->pinned_cpu = 1 + pin.cpu;
 	if ((rc = spawn_worker(&j)) || (rc = measure_floor(&j)) || (rc = load_candidate(&j)) ||
 	    v->status != KJ_ST_PASS)
