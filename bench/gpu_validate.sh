@@ -9,7 +9,6 @@
 #   thr    bench/run_throughput.sh --n ${N:-48} at default settings, with the profile
 #   thrb   the same with the build in $BEFORE (bench/make_before.sh; default
 #          build/device-before), for before and after in one call
-#   thr1   the same with one evaluation thread (--lanes 1)
 #   rt     bench/run_throughput.sh --redteam over every CUDA case once (solutions,
 #          broken, red team) at default settings: each verdict as its case says
 #   bc     bench/baseline_check.sh over every task (4 at a time, BC_S seconds,
@@ -41,7 +40,6 @@ for p in ${PARTS:-thr check lat}; do
 	thrb) b=$(mktemp -d) && cp -r "${BEFORE:-build/device-before}"/. "$b"/ && { [ ! -f "$b/libkjudge.so.gz" ] || gunzip "$b/libkjudge.so.gz"; } &&
 		cat "$b/REVISION" >"$O/thrb.log" 2>/dev/null;
 		LD_LIBRARY_PATH=$b${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} KJ=$b/kjudge bash bench/run_throughput.sh --n "${N:-48}" >>"$O/thrb.log" 2>&1 ;;
-	thr1) bash bench/run_throughput.sh --n "${N:-48}" -- --lanes 1 >"$O/thr1.log" 2>&1 ;;
 	rt) bash bench/run_throughput.sh --n "$(ls examples/solutions/cuda/*.cu examples/broken/cuda/*.cu examples/redteam/*.cu | wc -l)" --redteam >"$O/rt.log" 2>&1 ;;
 	bc) KJ=$KJ GPUS=0,0,0,0 TOTAL=${BC_S:-300} OUT=$O bash bench/baseline_check.sh >"$O/bc.log" 2>&1 ;;
 	check) OUT=$O/check bash bench/gpu_check.sh >"$O/check.log" 2>&1 ;;
@@ -61,7 +59,7 @@ echo "==== figures"
 for p in ${PARTS:-thr check lat}; do
 	echo "---- $p"
 	case $p in
-	thr|thrb|thr1|rt) head -c 300 "$O/$p.log" | head -n 1 | grep -v "^{"; grep -E "^(status|throughput|profile|evaluation|verdicts as)|^  .*the case says" "$O/$p.log" | head -40 ;;
+	thr|thrb|rt) head -c 300 "$O/$p.log" | head -n 1 | grep -v "^{"; grep -E "^(status|throughput|profile|evaluation|verdicts as)|^  .*the case says" "$O/$p.log" | head -40 ;;
 	bc) sed -n '/^tasks:/,$p' "$O/bc.log" | head -60 ;;
 	check) sed -n '/^== worker test/,$p' "$O/check.log" | grep -vE "^[a-z_0-9/.]+ (pass|mismatch|rejected|runtime_error|crash|timeout|call_error|compile_error) " | head -80 ;;
 	lat) grep -E "^(MEDIAN|profile)" "$O/lat.log" ;;
