@@ -123,7 +123,8 @@ int kjj_check_mapped_libs(struct judge *j)
 					if (!first[0])
 						snprintf(first, sizeof(first), "%.*s", (int)(len - (size_t)(path - line)), path);
 				}
-		} else if (strchr(perms, 'x') && j->track == &kjj_track_cpu) {
+		} else if (strchr(perms, 'x') && (j->inner ? j->inner : j->track) == &kjj_track_cpu) {
+			/* (j->track is the profile's wrapper of the real track) */
 			/* code in memory no file backs: a library loaded by hand */
 			anon_exec = 1;
 		}
