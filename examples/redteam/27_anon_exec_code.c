@@ -8,7 +8,9 @@
  * could as well hold a whole library read from anywhere: the judge must
  * say so.  It reads the worker's /proc/PID/maps after LOAD and after every
  * call, and an executable mapping that no file backs is "code loaded by
- * hand": fallback (rejected under --policy strict, t25_redteam.sh).  Where
+ * hand": fallback (rejected under --policy strict: "the worker had
+ * anonymous executable memory mapped after a call", judged by hand; t25
+ * does not run this case yet).  Where
  * the page cannot be had (not x86-64) the case computes in C, and the
  * missing flag fails its header. */
 #include <stdint.h>
