@@ -24,6 +24,7 @@
 #include "kjudge/hash.h"
 #include "kjudge/jail.h"
 #include "kjudge/task.h"
+#include "py_testlib.h"
 #include "tap.h"
 
 static char dir[PATH_MAX], root[PATH_MAX], worker[PATH_MAX];
@@ -42,21 +43,14 @@ static int write_file(const char *path, const char *text)
 static int make_venv(const char *name, int with_torch, char *py, size_t len)
 {
 	char cmd[PATH_MAX * 2 + 64], site[PATH_MAX], p[PATH_MAX * 2];
-	FILE *f;
 	snprintf(cmd, sizeof(cmd), "python3 -m venv --without-pip '%s/%s' >/dev/null 2>&1", dir, name);
 	if (system(cmd) != 0)
 		return -1;
 	snprintf(py, len, "%s/%s/bin/python3", dir, name);
 	if (!with_torch)
 		return 0;
-	snprintf(cmd, sizeof(cmd), "'%s' -I -c 'import site; print(site.getsitepackages()[0])'", py);
-	if (!(f = popen(cmd, "r")) || !fgets(site, sizeof(site), f)) {
-		if (f)
-			pclose(f);
+	if (kjt_site_packages(py, site, sizeof(site)))
 		return -1;
-	}
-	pclose(f);
-	site[strcspn(site, "\n")] = '\0';
 	snprintf(p, sizeof(p), "%s/torch", site);
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/torch/__init__.py", site);

@@ -23,26 +23,10 @@
 
 #include "kjudge/err.h"
 #include "kjudge/python.h"
+#include "py_testlib.h"
 #include "tap.h"
 
 static char python[PATH_MAX], root[PATH_MAX], bpf[PATH_MAX];
-
-static int find_python(void)
-{
-	const char *e = getenv("KJ_PYTHON"), *path = getenv("PATH");
-	if (e && *e && strchr(e, '/')) {
-		snprintf(python, sizeof(python), "%s", e);
-		return access(python, X_OK);
-	}
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		snprintf(python, sizeof(python), "%.*s/%s", (int)n, path, e && *e ? e : "python3");
-		if (access(python, X_OK) == 0)
-			return 0;
-		path += n + (path[n] == ':');
-	}
-	return -1;
-}
 
 /* Before the filter: one thread parked on an event (so that TSYNC has a
  * thread to reach), "ready" on stdout, a line on stdin; then the filter,
@@ -263,7 +247,7 @@ int main(void)
 	int fd;
 	off_t size;
 	snprintf(root, sizeof(root), "%s", r && *r ? r : ".");
-	if (find_python() < 0) {
+	if (kjt_find_python(python, sizeof(python)) < 0) {
 		ok(0, "python3 is on PATH (or $KJ_PYTHON): this test needs it");
 		return done_testing();
 	}

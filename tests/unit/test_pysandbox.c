@@ -23,6 +23,7 @@
 #include "kjudge/jail.h"
 #include "kjudge/python.h"
 #include "kjudge/sandbox.h"
+#include "py_testlib.h"
 #include "tap.h"
 
 static char dir[PATH_MAX], worker[PATH_MAX];
@@ -88,19 +89,12 @@ static int write_file(const char *path, const char *text)
 static int make_venv(char *py, size_t len)
 {
 	char cmd[PATH_MAX * 2 + 64], site[PATH_MAX], p[PATH_MAX * 2];
-	FILE *f;
 	snprintf(cmd, sizeof(cmd), "python3 -m venv --without-pip '%s/venv' >/dev/null 2>&1", dir);
 	if (system(cmd) != 0)
 		return -1;
 	snprintf(py, len, "%s/venv/bin/python3", dir);
-	snprintf(cmd, sizeof(cmd), "'%s' -I -c 'import site; print(site.getsitepackages()[0])'", py);
-	if (!(f = popen(cmd, "r")) || !fgets(site, sizeof(site), f)) {
-		if (f)
-			pclose(f);
+	if (kjt_site_packages(py, site, sizeof(site)))
 		return -1;
-	}
-	pclose(f);
-	site[strcspn(site, "\n")] = '\0';
 	for (size_t i = 0; i < sizeof(fakes) / sizeof(fakes[0]); i++) {
 		char *slash;
 		snprintf(p, sizeof(p), "%s/%s", site, fakes[i].path);

@@ -22,29 +22,13 @@
 #include "kjudge/python.h"
 #include "kjudge/sandbox.h"
 #include "sandbox/wire.h"
+#include "py_testlib.h"
 #include "tap.h"
 
 static char python[PATH_MAX], script[PATH_MAX + 64], scratch[256];
 static const char abi[] = "{\"entry\":\"relu\",\"syms\":[\"N\"],\"args\":[{\"name\":\"x\",\"dtype\":\"f32\","
 			  "\"shape\":[\"N\"],\"kind\":\"input\"},{\"name\":\"y\",\"dtype\":\"f32\",\"shape\":"
 			  "[\"N\"],\"kind\":\"output\"}]}";
-
-static int find_python(void)
-{
-	const char *e = getenv("KJ_PYTHON"), *path = getenv("PATH");
-	if (e && *e && strchr(e, '/')) {
-		snprintf(python, sizeof(python), "%s", e);
-		return access(python, X_OK);
-	}
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		snprintf(python, sizeof(python), "%.*s/%s", (int)n, path, e && *e ? e : "python3");
-		if (access(python, X_OK) == 0)
-			return 0;
-		path += n + (path[n] == ':');
-	}
-	return -1;
-}
 
 /* The worker in its jail, as the judge starts it (cand_py.c). */
 static int start(struct kj_worker *w, int cuda, struct kj_err *err)
@@ -179,7 +163,7 @@ int main(void)
 		 root && *root ? root : getcwd(cwd, sizeof(cwd)) ? cwd : ".");
 	snprintf(scratch, sizeof(scratch), "%s/kjpyw-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		 (int)getpid());
-	if (find_python() || access(script, R_OK)) {
+	if (kjt_find_python(python, sizeof(python)) || access(script, R_OK)) {
 		printf("1..0 # SKIP no python3 or no %s\n", script);
 		return 0;
 	}
