@@ -40,7 +40,7 @@ for p in ${PARTS:-thr check lat}; do
 	thrb) b=$(mktemp -d) && cp -r "${BEFORE:-build/device-before}"/. "$b"/ && { [ ! -f "$b/libkjudge.so.gz" ] || gunzip "$b/libkjudge.so.gz"; } &&
 		cat "$b/REVISION" >"$O/thrb.log" 2>/dev/null;
 		LD_LIBRARY_PATH=$b${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} KJ=$b/kjudge bash bench/run_throughput.sh --n "${N:-48}" >>"$O/thrb.log" 2>&1 ;;
-	rt) bash bench/run_throughput.sh --n "$(ls examples/solutions/cuda/*.cu examples/broken/cuda/*.cu examples/redteam/*.cu | wc -l)" --redteam >"$O/rt.log" 2>&1 ;;
+	rt) KJ_KEEP_STORE=$O/rt.sqlite bash bench/run_throughput.sh --n "$(ls examples/solutions/cuda/*.cu examples/broken/cuda/*.cu examples/redteam/*.cu | wc -l)" --redteam >"$O/rt.log" 2>&1 ;;
 	bc) KJ=$KJ GPUS=0,0,0,0 TOTAL=${BC_S:-300} OUT=$O bash bench/baseline_check.sh >"$O/bc.log" 2>&1 ;;
 	check) OUT=$O/check bash bench/gpu_check.sh >"$O/check.log" 2>&1 ;;
 	lat) TOTAL=${LAT_TOTAL:-45} N=3 OUT=$O/lat bash bench/eval_latency.sh >"$O/lat.log" 2>&1 ;;

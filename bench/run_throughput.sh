@@ -14,6 +14,7 @@
 #                           [--redteam] [-- extra kjudge run options]
 #
 # --redteam adds examples/redteam's cases of the backend to the batch.
+# KJ_KEEP_STORE=PATH copies the run's store there (bench/budget_stats.py).
 # Prints the run's JSON summary and one line:
 #   throughput: C candidates in S s on G device(s) = X candidates per GPU-hour
 # (per device-hour on the CPU track, where the device is the host), then
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift 2 ;;
 	--redteam) redteam=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
 	*) echo "run_throughput: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -80,7 +81,11 @@ while [ $k -lt "$n" ]; do
 		[ -n "$task" ] || continue
 		model=model$((k % 4))
 		sample=$((k / 4))
-		out=$work/src/$k.$ext
+		# the case's folder (solutions, broken, redteam) stays in the
+		# path: bench/budget_stats.py tells honest cases from those by it
+		cat=$(printf '%s\n' "$f" | sed -n 's#.*/examples/\([a-z]*\)/.*#\1#p')
+		mkdir -p "$work/src/${cat:-other}"
+		out=$work/src/${cat:-other}/$k.$ext
 		cp "$f" "$out"
 		printf '\n// variant %d\n' "$k" >>"$out"
 		printf '{"task": "%s", "model": "%s", "sample": %d, "round": 0, "path": "%s"}\n' \
@@ -140,4 +145,6 @@ print("verdicts as their cases say: %d of %d" % (len(rows) - len(bad), len(rows)
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
+# KJ_KEEP_STORE=PATH keeps the run's store (for bench/budget_stats.py)
+[ -z "${KJ_KEEP_STORE:-}" ] || cp "$work/bench.sqlite" "$KJ_KEEP_STORE"
 exit $rc
