@@ -23,7 +23,8 @@
 #   py     tests/gpu/t50_python.sh over PY_ONLY (default: the new KernelBench
 #          solutions and every Python red-team case)
 #   sizes  bench/baseline_sizes.sh .kb/kb (KernelBench checkout), no GPU cases,
-#          in SIZES_S seconds (default 200)
+#          in SIZES_S seconds (default 200); SIZES_ARGS more of its options
+#          (e.g. "--only avg_pool2d --sizes both")
 # Each part's log goes to $OUT/PART.log; its figures are printed at the end.
 set -u
 cd "$(dirname "$0")/.."
@@ -47,10 +48,10 @@ for p in ${PARTS:-thr check lat}; do
 	t10) KJ_CASES_ONLY=${CASES_ONLY:-softmax,log_softmax,l2_normalize,min_dim} KJ_CASES_BUDGET=0.3 \
 		timeout "${T10_S:-120}" prove -v --exec '' tests/gpu/t10_cuda_cases.sh >"$O/t10.log" 2>&1 ;;
 	ops) KJ_GPU_ONLY=${OPS_ONLY:-l2_normalize,l1_normalize,l2_norm,min_dim,argmin_dim,sum_dim,softmax,depthwise,pool2d,maxpool,avgpool,mobilenet,lenet5,vgg_block,densenet} KJ_GPU_OPCASES=1 timeout "${OPS_S:-150}" "$KJ_BUILD"/tests/gpu/test_gpu_ops >"$O/ops.log" 2>&1 ;;
-	ivl) bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
+	ivl) OUT=$O/ivl bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
 	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
 		timeout "${PY_S:-220}" prove -v --exec '' tests/gpu/t50_python.sh >"$O/py.log" 2>&1 ;;
-	sizes) KJ_SIZES_TEST_S=0 KJ_SIZES_TOTAL_S=${SIZES_S:-200} bash bench/baseline_sizes.sh .kb/kb >"$O/sizes.log" 2>&1 ;;
+	sizes) KJ_SIZES_TEST_S=0 KJ_SIZES_TOTAL_S=${SIZES_S:-200} bash bench/baseline_sizes.sh .kb/kb ${SIZES_ARGS:-} >"$O/sizes.log" 2>&1 ;;
 	*) echo "gpu_validate: unknown part $p" ;;
 	esac
 	echo "part $p rc=$? ($(el))"
