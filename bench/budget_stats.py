@@ -13,7 +13,9 @@ at least --min-base of the declared limit (below that the ratio says
 nothing: the declared tolerance governs), the largest such ratios with their
 case, and the checks that passed only within the budget; for the cases that
 must fail (paths with /redteam/ or /broken/ whose verdict is mismatch), how
-far the failing check was above the budget it was held to.
+far the failing check was above the budget it was held to, and the multiple
+at which it would have passed (its distance over the baseline's): a multiple
+between the honest maximum and the least of those separates the two.
 """
 import argparse
 import json
@@ -36,7 +38,7 @@ def main():
     db = sqlite3.connect("file:%s?mode=ro" % a.store, uri=True)
     rows = db.execute("SELECT c.path, v.status, v.json FROM candidates c JOIN verdicts v "
                       "ON v.candidate_id = c.id").fetchall()
-    honest, used, over_budget = [], [], []
+    honest, used, over_budget, would_pass = [], [], [], []
     nchecks = 0
     for path, status, js in rows:
         try:
@@ -57,6 +59,9 @@ def main():
                     used.append((short, c.get("output"), c.get("budget_metric"), tr, br, bud))
             elif status == "mismatch" and not c.get("pass", True) and isinstance(bud, (int, float)) and bud > 0:
                 over_budget.append((tr / bud, short, c.get("output"), c.get("budget_metric"), tr, bud))
+                if isinstance(br, (int, float)) and br > 0 and tr > 1:
+                    # the multiple at which this failing check would pass
+                    would_pass.append((tr / br, short, v.get("task"), c.get("output"), tr, br))
     print("checks with a budget measure: %d in %d verdicts" % (nchecks, len(rows)))
     rs = [h[0] for h in honest]
     print("honest checks with baseline_tol_ratio >= %g: %d; tol_ratio/baseline_tol_ratio p50 %.3f p90 %.3f p99 %.3f max %.3f"
@@ -70,6 +75,20 @@ def main():
           % (len(over_budget), min(o[0] for o in over_budget) if over_budget else float("nan")))
     for o in sorted(over_budget)[:10]:
         print("  %.3g  %s %s (%s): candidate %.3g, budget %.3g" % o)
+    # the range of multiples that keeps every honest check passing (above the
+    # honest maximum) and every failing check failing (below the least
+    # multiple at which one would pass), each case counted once
+    least = {}
+    for w in would_pass:
+        if w[1] not in least or w[0] < least[w[1]][0]:
+            least[w[1]] = w
+    ws = sorted(least.values())
+    print("failing checks of mismatch cases with a baseline error: %d cases; the multiple at which each would pass, least first:"
+          % len(ws))
+    for w in ws[:10]:
+        print("  %.3g  %s (%s) %s: candidate %.3g, baseline %.3g" % w)
+    if rs and ws:
+        print("separating multiples: above %.3g (honest maximum) and below %.3g (least failing case)" % (max(rs), ws[0][0]))
     return 0
 
 
