@@ -22,6 +22,8 @@
 #   kbt    bench/kb_throughput.sh: kjudge run against KernelBench's own
 #          evaluator on the same KernelBench-format candidates (.kb/repo: a
 #          KernelBench checkout with src/; KBT_PLAIN plain candidates)
+#   slice  tests/gpu/t14_cudnn_slice.sh (cuDNN convs and pools in image slices)
+#   tt     bench/timing_trace.sh TT (the baseline's samples in order)
 #   ivl    bench/interval_check.sh (five evals of three honest CUDA solutions)
 #   py     tests/gpu/t50_python.sh over PY_ONLY (default: the new KernelBench
 #          solutions and every Python red-team case)
@@ -52,6 +54,8 @@ for p in ${PARTS:-thr check lat}; do
 		timeout "${T10_S:-120}" prove -v --exec '' tests/gpu/t10_cuda_cases.sh >"$O/t10.log" 2>&1 ;;
 	ops) KJ_GPU_ONLY=${OPS_ONLY:-l2_normalize,l1_normalize,l2_norm,min_dim,argmin_dim,sum_dim,softmax,depthwise,pool2d,maxpool,avgpool,mobilenet,lenet5,vgg_block,densenet} KJ_GPU_OPCASES=1 timeout "${OPS_S:-150}" "$KJ_BUILD"/tests/gpu/test_gpu_ops >"$O/ops.log" 2>&1 ;;
 	kbt) bash bench/kb_throughput.sh --kb-repo .kb/repo --plain "${KBT_PLAIN:-12}" >"$O/kbt.log" 2>&1 ;;
+	slice) prove -v tests/gpu/t14_cudnn_slice.sh >"$O/slice.log" 2>&1 ;;
+	tt) bash bench/timing_trace.sh ${TT:-layer_norm softmax} >"$O/tt.log" 2>&1 ;;
 	ivl) OUT=$O/ivl bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
 	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
 		timeout "${PY_S:-220}" prove -v --exec '' tests/gpu/t50_python.sh >"$O/py.log" 2>&1 ;;
@@ -71,6 +75,8 @@ for p in ${PARTS:-thr check lat}; do
 	t10) grep -E "^(not )?ok|^#" "$O/t10.log" | cut -c1-250 | head -30; grep -E "^(Files|Result)" "$O/t10.log" ;;
 	ops) grep -cE "^ok" "$O/ops.log" | sed 's/^/ok: /'; grep -E "^not ok" "$O/ops.log" | head -20; tail -n 2 "$O/ops.log" ;;
 	kbt) grep -E "^(kernelbench evaluator|kjudge run|kb_throughput)" "$O/kbt.log"; grep -cE "^level" "$O/kbt.log" | sed 's/^/rows: /' ;;
+	slice) grep -E "^(not )?ok|ok lines|^Result" "$O/slice.log" | head -12 ;;
+	tt) cut -c1-400 "$O/tt.log" | head -60 ;;
 	ivl) grep -E "OVERLAP|WIDTH|CONTAINS|interval_check:|overall" "$O/ivl.log" | head -40 ;;
 	py) grep -E "^(not )?ok" "$O/py.log" | cut -c1-220 | head -40; grep -E "^(Files|Result)" "$O/py.log" ;;
 	sizes) grep -vE "^\s*$" "$O/sizes.log" | tail -n 45 | cut -c1-200 ;;

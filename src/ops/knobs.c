@@ -36,6 +36,10 @@ static const kj_knob knobs[] = {
 	     "on a geometry's first call, the faster kept)"),
 	KINT("KJ_CONV_LOG", KJ_KNOB_LOG, 0, 0, 1,
 	     "1 prints each convolution geometry's cuDNN algorithm on stderr"),
+	KINT("KJ_CUDNN_SLICE", KJ_KNOB_RESULTS, 2147483647, 1024, 2147483647,
+	     "convolutions and pools on cuDNN: a batch of more elements than this goes to cuDNN in "
+	     "slices of whole images (cuDNN takes 32-bit strides: the default is its limit; a small "
+	     "value tests the slicing)"),
 	KINT("KJ_DECODE_CTAS", KJ_KNOB_RESULTS, 16, 1, 256,
 	     "16-bit split-KV decode attention: CTAs per SM the keys are split over (merged by "
 	     "log-sum-exp)"),

@@ -24,9 +24,9 @@ knob() {
 expect_success "baseline --help documents --knobs" '
 	"$KJ" baseline --help | grep -q "kjudge baseline --knobs \[--json\]" &&
 	"$KJ" baseline --help | grep -q "^  --knobs "'
-expect_success "baseline --knobs --json: one object, 18 knobs sorted, all at their defaults, an empty key" '
+expect_success "baseline --knobs --json: one object, 19 knobs sorted, all at their defaults, an empty key" '
 	"$KJ" baseline --knobs --json >"$TMP/k.json" &&
-	test "$(knobs "$TMP/k.json" | wc -l)" -eq 18 &&
+	test "$(knobs "$TMP/k.json" | wc -l)" -eq 19 &&
 	knobs "$TMP/k.json" | sort -c &&
 	test "$(json_get "$TMP/k.json" key)" = "" &&
 	test "$(knob "$TMP/k.json" KJ_RED_BPS value)" = 4 &&
@@ -72,7 +72,7 @@ expect_success "docs/baseline.md has every knob of the table, with its values, d
 			my \$r = \$k->{kind} eq q(int) ? qq(integer \$k->{min}..\$k->{max}) : join(q(, ), @{\$k->{values}});
 			print qq(| \\\`\$k->{name}\\\` | \$r | \$k->{default} | \$k->{changes} | \$k->{about} |\n);
 		}" <"$TMP/k.json" >"$TMP/rows" &&
-	test "$(wc -l <"$TMP/rows")" -eq 18 &&
+	test "$(wc -l <"$TMP/rows")" -eq 19 &&
 	while IFS= read -r row; do
 		grep -qxF "$row" "$KJ_ROOT/docs/baseline.md" || { echo "not in docs/baseline.md: $row"; exit 1; }
 	done <"$TMP/rows"'

@@ -1145,6 +1145,16 @@ static int pool_kernel(kj_gpu *g, const kjc_geom &ge, kj_dtype dt, int reference
 	return 0;
 }
 
+/* Images per cuDNN call for a batch of N images of per elements (the
+ * larger of input and output): all of them unless the batch passes
+ * KJ_CUDNN_SLICE elements (cuDNN's 32-bit limit by default) and one image
+ * fits. */
+static int64_t cudnn_slice(int64_t N, int64_t per)
+{
+	int64_t lim = kj_knob_int("KJ_CUDNN_SLICE");
+	return per > 0 && per <= lim && N * per > lim ? lim / per : N;
+}
+
 /* A pool cuDNN does not take (one image past 32-bit sizes, dilation, ceil
  * mode, the adaptive pools, the reference): a 2-D float pool of the
  * baseline goes to the direct kernel of ops_window2d.cu where it applies
@@ -1182,10 +1192,10 @@ static int pools(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 	 * on the H200 at N=16 C=64 2048x2048, 3x3, 4.3e9 elements: the direct
 	 * kernel ran 1.37x PyTorch's time, its bandwidth 47% of the copy's) */
 	int64_t img_in = ge.cin * kjc_vol(ge.in), img_out = ge.cout * kjc_vol(ge.out);
-	int64_t slice = img_in > img_out ? img_in : img_out;
-	if (reference || kind == KJC_ADAPTIVE || !KJ_POOL_CUDNN || slice > INT_MAX)
+	int64_t per = img_in > img_out ? img_in : img_out;
+	if (reference || kind == KJC_ADAPTIVE || !KJ_POOL_CUDNN || per > INT_MAX)
 		return pool_other(g, &ge, dt, reference, kind, in[0], out, err);
-	slice = INT_MAX / slice; /* images per cuDNN call */
+	int64_t slice = cudnn_slice(ge.N, per); /* images per cuDNN call */
 	if ((rc = dnn_get(g, &d, err)))
 		return rc;
 	size_t es = kj_dtype_size(dt);
@@ -1572,12 +1582,13 @@ static int measure_algo(kj_gpu *g, struct kj_dnn *d, struct dnn_plan *p, const v
 	return dnn_workspace(g, d, p->ws, err);
 }
 
+static int conv_cudnn(kj_gpu *g, const kjc_geom *ge, kj_dtype dt, int kind, const void *const *in,
+		      const void *bias, void *out, struct kj_err *err);
+
 static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in, void *out,
 		 int reference, struct kj_err *err)
 {
 	kjc_geom ge;
-	struct kj_dnn *d;
-	struct dnn_plan *p;
 	kj_dtype dt = nd->in[0].dtype;
 	const void *bias = nd->present[2] ? in[2] : NULL;
 	size_t es = reference ? 8 : kj_dtype_size(nd->out.dtype);
@@ -1618,7 +1629,36 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 		return ref_convt(g, ge, (const double *)in[0], (const double *)in[1],
 				 (const double *)bias, (double *)out, err);
 	}
-	if ((rc = dnn_get(g, &d, err)) || (rc = plan_get(g, d, &ge, dt, &p, err)))
+	/* cuDNN's descriptors take 32-bit strides: a batch past INT_MAX
+	 * elements goes to it in slices of whole images that fit (KernelBench's
+	 * conv2d_pointwise, N=16 CI=64 1024x1024 CO=128, has 2^31 outputs) */
+	{
+		int64_t img_in = ge.cin * kjc_vol(ge.in), img_out = ge.cout * kjc_vol(ge.out);
+		int64_t per = img_in > img_out ? img_in : img_out;
+		int64_t slice = cudnn_slice(ge.N, per);
+		size_t esi = kj_dtype_size(dt);
+		for (int64_t n0 = 0; n0 < ge.N; n0 += slice) {
+			kjc_geom gs = ge;
+			const void *sin[3] = { (const char *)in[0] + (size_t)(n0 * img_in) * esi, in[1], bias };
+			gs.N = ge.N - n0 < slice ? ge.N - n0 : slice;
+			if ((rc = conv_cudnn(g, &gs, dt, kind, sin, bias, (char *)out + (size_t)(n0 * img_out) * es,
+					     err)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* One cuDNN forward conv (kind KJC_CONV) or transposed conv (KJC_CONVT)
+ * of the float baseline: x, w, bias (or NULL) into y, its plan (algorithm
+ * measured at its first call) kept per geometry. */
+static int conv_cudnn(kj_gpu *g, const kjc_geom *ge, kj_dtype dt, int kind, const void *const *in,
+		      const void *bias, void *out, struct kj_err *err)
+{
+	struct kj_dnn *d;
+	struct dnn_plan *p;
+	int rc;
+	if ((rc = dnn_get(g, &d, err)) || (rc = plan_get(g, d, ge, dt, &p, err)))
 		return rc;
 	if (!p->measured) {
 		if ((rc = measure_algo(g, d, p, in, out, err)))
@@ -1626,8 +1666,8 @@ static int convs(kj_gpu *g, const kj_bnode *nd, int kind, const void *const *in,
 		/* KJ_CONV_LOG=1: each geometry's algorithm on stderr, for measurements */
 		if (kj_knob_int("KJ_CONV_LOG"))
 			fprintf(stderr, "kjudge conv: %s N=%lld cin=%lld cout=%lld %s algo %d ws %zu%s\n",
-				kind == KJC_CONV ? "conv" : "convt", (long long)ge.N, (long long)ge.cin,
-				(long long)ge.cout, kj_dtype_name(dt), p->nhwc ? p->algoh : p->algo,
+				kind == KJC_CONV ? "conv" : "convt", (long long)ge->N, (long long)ge->cin,
+				(long long)ge->cout, kj_dtype_name(dt), p->nhwc ? p->algoh : p->algo,
 				p->nhwc ? p->wsh : p->ws, p->nhwc ? " nhwc" : "");
 	}
 	const float one = 1.0f, zero = 0.0f;
