@@ -56,7 +56,7 @@ for p in ${PARTS:-thr check lat}; do
 	kbt) bash bench/kb_throughput.sh --kb-repo .kb/repo --plain "${KBT_PLAIN:-12}" >"$O/kbt.log" 2>&1 ;;
 	slice) prove -v tests/gpu/t14_cudnn_slice.sh >"$O/slice.log" 2>&1 ;;
 	tt) bash bench/timing_trace.sh ${TT:-layer_norm softmax} >"$O/tt.log" 2>&1 ;;
-	ivl) OUT=$O/ivl bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
+	ivl) bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
 	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
 		timeout "${PY_S:-220}" prove -v --exec '' tests/gpu/t50_python.sh >"$O/py.log" 2>&1 ;;
 	sizes) KJ_SIZES_TEST_S=0 KJ_SIZES_TOTAL_S=${SIZES_S:-200} bash bench/baseline_sizes.sh .kb/kb ${SIZES_ARGS:-} >"$O/sizes.log" 2>&1 ;;
