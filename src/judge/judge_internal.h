@@ -438,10 +438,8 @@ int kjj_baseline_key_text(struct judge *j, int bind, char *out, size_t len);
  * again.  Filled only from the judge's own computation before the
  * candidate's call; timed calls' inputs are never cached.
  * kjj_inputs_ref_base does gen, run_ref and run_base, or copies their
- * result back from the cache; returns 0 or a negative error (j->err).
- * kjj_refcache_drop frees every entry (tests). */
+ * result back from the cache; returns 0 or a negative error (j->err). */
 int kjj_inputs_ref_base(struct judge *j, struct kjj_shape *s, int bind, uint64_t seed, kj_seed_flavour fl);
-void kjj_refcache_drop(void);
 /* Baseline-timing cache (judge_gpu.c). */
 int kjj_baseline_load(struct judge *j, int bind, struct kjj_base_time *b);
 void kjj_baseline_store(struct judge *j, int bind, const struct kjj_base_time *b);

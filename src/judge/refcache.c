@@ -345,11 +345,3 @@ int kjj_inputs_ref_base(struct judge *j, struct kjj_shape *s, int bind, uint64_t
 	j->v->ref_cache_stored += stored;
 	return rc;
 }
-
-void kjj_refcache_drop(void)
-{
-	pthread_mutex_lock(&host_store.mu);
-	store_clear(&host_store);
-	host_store.have_budget = 0;
-	pthread_mutex_unlock(&host_store.mu);
-}
