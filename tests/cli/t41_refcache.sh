@@ -102,4 +102,12 @@ expect_success "tiny: another task evicts the entries, which are computed and st
 	test "$2" -gt 0 && test "$1" -lt 27 &&
 	set -- $(cache on "$ex/redteam/03_restore_input.c") && test "$2" = 0'
 
+expect_success "a single kjudge eval hits the determinism rerun's two lookups, or none when off" '
+	"$KJ" eval level1/relu "$ex/solutions/cpu/relu.c" --backend cpu --no-perf --json >"$TMP/e.json" &&
+	test "$(json_get "$TMP/e.json" ref_cache.hits)" = 2 &&
+	test "$(json_get "$TMP/e.json" ref_cache.stored)" = 25 &&
+	KJ_REF_CACHE_MB=0 "$KJ" eval level1/relu "$ex/solutions/cpu/relu.c" --backend cpu --no-perf --json \
+		>"$TMP/e0.json" &&
+	test "$(json_get "$TMP/e0.json" ref_cache.hits)" = 0'
+
 done_testing
