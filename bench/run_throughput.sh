@@ -126,6 +126,12 @@ perl -MJSON::PP -e '
 		my $busy = 0; $busy += $_->{busy_s} for @{$s->{devices} || []};
 		printf "evaluation threads busy %.1f s of %.1f s wall\n", $busy, $secs;
 	}
+	# the reference cache (KJ_REF_CACHE_MB=0 turns it off): correctness
+	# inputs with their reference and baseline outputs copied back, not computed
+	if (my $r = $s->{ref_cache}) {
+		printf "reference cache: %d hits, %d stored (%.1f hits per judged candidate)\n",
+			$r->{hits}, $r->{stored}, $c > 0 ? $r->{hits} / $c : 0;
+	}
 ' "$work/summary.json" "$start" "$end" "$ndev" "$backend"
 # every verdict against its case file's header (expect=STATUS, flag=FLAG):
 # the batch is judged as each case says, whatever the run's settings

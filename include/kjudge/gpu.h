@@ -44,6 +44,13 @@ int kj_gpu_available(void);
 int kj_gpu_open(int device, kj_gpu **out, struct kj_err *err);
 void kj_gpu_close(kj_gpu *g);
 const kj_gpu_info *kj_gpu_get_info(const kj_gpu *g);
+/* fn(g, ctx) is called by kj_gpu_close first, while the context still
+ * works: for state kept beside the context (the judge's reference cache,
+ * src/judge/refcache.c) to free its device buffers.  One hook per context:
+ * a later call replaces it; fn NULL removes it. */
+void kj_gpu_on_close(kj_gpu *g, void (*fn)(kj_gpu *g, void *ctx), void *ctx);
+/* The device's free and total memory now (cudaMemGetInfo). */
+int kj_gpu_mem_info(kj_gpu *g, size_t *free_bytes, size_t *total_bytes, struct kj_err *err);
 
 int kj_gpu_alloc(kj_gpu *g, size_t bytes, void **dptr, struct kj_err *err);
 void kj_gpu_free(kj_gpu *g, void *dptr);

@@ -147,6 +147,7 @@ struct kj_record_out {
 	char *json;                 /* want_json: malloc'd, caller frees; else NULL */
 	double eval_s;              /* seconds in kj_eval */
 	double prof_s[KJ_PROF_COUNT]; /* the verdict's profile (KJ_RECORD_JUDGED) */
+	int ref_cache_hits, ref_cache_stored; /* the verdict's (KJ_RECORD_JUDGED) */
 };
 
 /* Judges candidate c and records its verdict: a copy of the verdict of a
@@ -173,6 +174,7 @@ struct kj_record_dev_stats {
 	/* the judged verdicts' profiles summed, and the part of busy spent
 	 * around kj_eval (the store's begin and put, reused copies) */
 	double prof[KJ_PROF_COUNT], record;
+	int64_t ref_cache_hits, ref_cache_stored; /* the judged verdicts' summed */
 };
 
 struct kj_record_run_stats {

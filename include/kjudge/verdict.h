@@ -104,6 +104,8 @@ typedef enum kj_prof {
 	KJ_PROF_GEN,         /* input generation */
 	KJ_PROF_REF,         /* the fp64 reference */
 	KJ_PROF_BASE_RUN,    /* the eager baseline's untimed runs */
+	KJ_PROF_REF_CACHE,   /* the reference cache: inputs, reference and baseline outputs
+			      * copied back on a hit, or into the cache after a miss */
 	KJ_PROF_CALL,        /* untimed candidate calls (prepare, IPC, snapshot) */
 	KJ_PROF_TIMED_CALL,  /* timed candidate calls */
 	KJ_PROF_INPUT_CHECK, /* inputs compared with their pristine copies */
@@ -203,6 +205,10 @@ typedef struct kj_verdict {
 			      * while timing; 0 when not pinned */
 	double stage_s[KJ_STAGE_COUNT];
 	double prof_s[KJ_PROF_COUNT]; /* kj_prof: self seconds per part, summing to total_s */
+	/* the reference cache (src/judge/refcache.c): correctness inputs with
+	 * their reference and baseline outputs copied back instead of computed
+	 * (hits), and computed then kept (stored) */
+	int ref_cache_hits, ref_cache_stored;
 	double total_s;
 	char device[128];
 	int seeds;

@@ -495,6 +495,7 @@ static void summary(const char *name, const char *shown, kj_backend be, int adde
 			/* per evaluation thread (GPU, or the CPU track's one lane) */
 			json_t *ds = json_array(), *tot = json_object();
 			double sum[KJ_PROF_COUNT] = { 0 }, rec = 0;
+			json_int_t hits = 0, stored = 0;
 			for (int d = 0; d < r->ndevs; d++) {
 				const struct kj_record_dev_stats *dv0 = &r->devs[d];
 				json_t *dv = json_pack("{s:i,s:I,s:i,s:f,s:f,s:f,s:f}", "ordinal", dv0->ordinal,
@@ -509,6 +510,11 @@ static void summary(const char *name, const char *shown, kj_backend be, int adde
 				json_object_set_new(pf, "record", json_real(dv0->record));
 				rec += dv0->record;
 				json_object_set_new(dv, "profile_s", pf);
+				json_object_set_new(dv, "ref_cache", json_pack("{s:I,s:I}", "hits",
+						    (json_int_t)dv0->ref_cache_hits, "stored",
+						    (json_int_t)dv0->ref_cache_stored));
+				hits += dv0->ref_cache_hits;
+				stored += dv0->ref_cache_stored;
 				json_array_append_new(ds, dv);
 			}
 			json_object_set_new(o, "devices", ds);
@@ -518,6 +524,9 @@ static void summary(const char *name, const char *shown, kj_backend be, int adde
 				json_object_set_new(tot, kj_prof_name((kj_prof)p), json_real(sum[p]));
 			json_object_set_new(tot, "record", json_real(rec));
 			json_object_set_new(o, "profile_s", tot);
+			/* the reference cache's hits and fills over the judged
+			 * candidates (verdict "ref_cache") */
+			json_object_set_new(o, "ref_cache", json_pack("{s:I,s:I}", "hits", hits, "stored", stored));
 		}
 		s = json_dumps(o, JSON_COMPACT);
 		puts(s ? s : "{}");

@@ -224,6 +224,38 @@ static int gpu_run_base(struct judge *j, struct kjj_shape *s)
 	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
+/* The reference cache's part of the state (refcache.c): the pristine
+ * inputs in the baseline's buffers, the reference's outputs (double) and
+ * the baseline's; the reference's widened inputs are made again from the
+ * pristine ones (gpu_ref_restored), which halves what is kept. */
+static int gpu_ref_bufs(struct judge *j, struct kjj_shape *s, struct kjj_rcbuf *b, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < s->nabi; i++) {
+		int vi = s->abi[i], out = kjj_is_output(j->t, vi);
+		if (n + 2 > cap)
+			return kj_err_set(j->err, KJ_E_UNSUPPORTED, "more buffers than the reference cache takes");
+		b[n++] = (struct kjj_rcbuf){ kj_gpu_exec_buf(s->base, vi), s->bytes[i], 1 };
+		if (out)
+			b[n++] = (struct kjj_rcbuf){ kj_gpu_exec_buf(s->ref, vi), numel(s, vi) * sizeof(double), 1 };
+	}
+	return n;
+}
+
+static int gpu_ref_restored(struct judge *j, struct kjj_shape *s)
+{
+	int rc;
+	for (int i = 0; i < s->nabi; i++) {
+		int vi = s->abi[i];
+		if (kjj_is_output(j->t, vi))
+			continue;
+		if ((rc = kj_gpu_convert(j->gpu, kj_gpu_exec_buf(s->base, vi), s->plan.vals[vi].dtype,
+					 kj_gpu_exec_buf(s->ref, vi), KJ_F64, numel(s, vi), j->err)))
+			return rc;
+	}
+	return kj_gpu_sync(j->gpu, j->err);
+}
+
 /* The device arena of at least `bytes`, handed to the worker when it has
  * one (a new worker gets it at its first call). */
 static int gensure_arena(struct judge *j, size_t bytes, size_t snap_bytes)
@@ -877,6 +909,8 @@ const struct kjj_track kjj_track_cuda = {
 	.gen_timed = gpu_gen_timed,
 	.run_ref = gpu_run_ref,
 	.run_base = gpu_run_base,
+	.ref_bufs = gpu_ref_bufs,
+	.ref_restored = gpu_ref_restored,
 	.call = gpu_call,
 	.inputs_changed = gpu_inputs_changed,
 	.outputs = gpu_outputs,
@@ -1011,17 +1045,24 @@ static int file_sha(const char *path, char out[65])
 	return 0;
 }
 
-static int baseline_path(struct judge *j, int bind, char *out, size_t len)
+int kjj_baseline_key_text(struct judge *j, int bind, char *out, size_t len)
 {
-	char root[4096], tsha[65], key[65], bs[512], text[2048], knobs[KJ_KNOBS_KEY_MAX];
-	const kj_gpu_info *gi = kj_gpu_get_info(j->gpu);
+	char tsha[65], bs[512], knobs[KJ_KNOBS_KEY_MAX];
+	const kj_gpu_info *gi = j->gpu ? kj_gpu_get_info(j->gpu) : NULL;
 	/* knobs set to other values time another baseline: never the default's */
-	if (kj_cache_dir(j->o->cache_dir, root, sizeof(root), NULL) || file_sha(j->t->path, tsha) ||
-	    kj_knobs_key(knobs, sizeof(knobs), NULL))
+	if (!j->t->path || file_sha(j->t->path, tsha) || kj_knobs_key(knobs, sizeof(knobs), NULL))
 		return -1;
 	kj_binding_str(j->t, &j->t->binds[bind], bs, sizeof(bs));
-	snprintf(text, sizeof(text), "%s|%s|%s|%s|%s|%s", KJ_HARNESS_VERSION, KJ_BASELINE_ID, tsha, bs,
-		 gi ? gi->uuid : "?", knobs);
+	snprintf(out, len, "%s|%s|%s|%s|%s|%s", KJ_HARNESS_VERSION, KJ_BASELINE_ID, tsha, bs, gi ? gi->uuid : "?",
+		 knobs);
+	return 0;
+}
+
+static int baseline_path(struct judge *j, int bind, char *out, size_t len)
+{
+	char root[4096], key[65], text[2048];
+	if (kj_cache_dir(j->o->cache_dir, root, sizeof(root), NULL) || kjj_baseline_key_text(j, bind, text, sizeof(text)))
+		return -1;
 	kj_sha256_hex(text, strlen(text), key);
 	snprintf(out, len, "%s/baseline", root);
 	mkdir(root, 0777);

@@ -104,6 +104,14 @@ struct kjj_train {
 			  * interval is widened by (docs/verdict.md) */
 };
 
+/* One buffer of the judge's own that the reference cache copies (refcache.c). */
+struct kjj_rcbuf {
+	void *p;
+	size_t bytes;
+	int dev; /* 1: device memory of j->gpu; 0: host memory */
+};
+#define KJJ_RC_MAX_BUFS (3 * KJ_WIRE_MAX_ABI)
+
 /* A track: how shapes, inputs, calls and comparisons are done on it. */
 struct kjj_track {
 	const char *name;
@@ -158,6 +166,17 @@ struct kjj_track {
 	 * the train's calls failed or its outputs were wrong (verdict set). */
 	int (*train)(struct judge *j, struct kjj_shape *s, int bind, double wall_ms, struct kjj_train *tr,
 		     int *bad);
+	/* NULL (no reference cache on this track), or the buffers that hold
+	 * what gen, run_ref and run_base leave for the correctness stage's
+	 * call and comparisons: the pristine inputs in the task's dtypes, the
+	 * reference's outputs and the baseline's; returns their count (at most
+	 * cap), 0 where this shape's state is not all in buffers (nothing is
+	 * cached), or a negative error */
+	int (*ref_bufs)(struct judge *j, struct kjj_shape *s, struct kjj_rcbuf *b, int cap);
+	/* after the cache wrote those buffers back: the rest of that state made
+	 * from them, as gen and run_ref make it (the inputs widened into the
+	 * executors' own) */
+	int (*ref_restored)(struct judge *j, struct kjj_shape *s);
 };
 
 extern const struct kjj_track kjj_track_cpu;
@@ -284,6 +303,8 @@ struct judge {
 	 * the first (the harness's own work per call) */
 	double train_a_ms[PERF_MAX_SHAPES], train_b_ms[PERF_MAX_SHAPES];
 	int cur_perf;          /* the perf shape being timed, -1 outside the performance stage */
+	uint64_t rc_eval;      /* this evaluation's number for the reference cache, 0 before its
+				* first use: entries it used are not evicted for it */
 	const kj_calib *calib; /* NULL when the device has none */
 };
 
@@ -402,6 +423,23 @@ void kjj_unpin(struct kjj_pin *p);
 
 /* CUDA track helpers (judge_gpu.c). */
 void kjj_gpu_release(struct judge *j);
+/* What the baseline's bytes on a binding depend on, as text: the harness
+ * and baseline sources' versions, the task file's sha256, the binding, the
+ * device's uuid ("?" without one) and the knobs.  The baseline-timing
+ * cache's key and the reference cache's.  Returns 0, or -1 (the task file
+ * cannot be read, or a knob is invalid). */
+int kjj_baseline_key_text(struct judge *j, int bind, char *out, size_t len);
+
+/* The reference cache (refcache.c): the state after the correctness
+ * stage's gen, run_ref and run_base on (task, binding, seed, flavour), kept
+ * across the candidates of a process in device memory (the CUDA track, per
+ * context, freed when it closes), then host memory, each within a budget
+ * (docs/verdict.md, "The reference cache"); what does not fit is computed
+ * again.  Filled only from the judge's own computation before the
+ * candidate's call; timed calls' inputs are never cached.
+ * kjj_inputs_ref_base does gen, run_ref and run_base, or copies their
+ * result back from the cache; returns 0 or a negative error (j->err). */
+int kjj_inputs_ref_base(struct judge *j, struct kjj_shape *s, int bind, uint64_t seed, kj_seed_flavour fl);
 /* Baseline-timing cache (judge_gpu.c). */
 int kjj_baseline_load(struct judge *j, int bind, struct kjj_base_time *b);
 void kjj_baseline_store(struct judge *j, int bind, const struct kjj_base_time *b);

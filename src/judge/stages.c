@@ -230,8 +230,7 @@ int kjj_stage_correctness(struct judge *j)
 			int stop = 0, bad = 0;
 			kjj_progress(j, "correctness: %s seed %d (%s)", kjj_shape_desc(j, bind, sd, sizeof(sd)), k,
 				     kj_seed_flavour_name(fl));
-			if ((rc = j->track->gen(j, s, seed, fl)) || (rc = j->track->run_ref(j, s)) ||
-			    (rc = j->track->run_base(j, s))) {
+			if ((rc = kjj_inputs_ref_base(j, s, bind, seed, fl))) {
 				kj_err_prefix(j->err, "reference for %s", sd);
 				break;
 			}
@@ -257,8 +256,7 @@ int kjj_stage_correctness(struct judge *j)
 		if ((rc = j->track->shape_init(j, bind, &s)))
 			return rc;
 		kjj_progress(j, "determinism rerun");
-		if (!(rc = j->track->gen(j, s, seed, kj_seed_flavour_for(0))) && !(rc = j->track->run_ref(j, s)) &&
-		    !(rc = j->track->run_base(j, s)) &&
+		if (!(rc = kjj_inputs_ref_base(j, s, bind, seed, kj_seed_flavour_for(0))) &&
 		    !(rc = one_call(j, s, bind, 1, 0, KJ_STAGE_CORRECTNESS, &c, &stop)) && !stop)
 			rc = j->track->outputs(j, s, bind, 0, seed, kj_seed_flavour_for(0), KJ_STAGE_CORRECTNESS, 0, 0,
 					       &bad);

@@ -88,6 +88,20 @@ static int cpu_shape_init(struct judge *j, int bind, struct kjj_shape **out)
 	return 0;
 }
 
+/* Input i's pristine bytes (s->host[i]) widened into the executors' input
+ * buffers. */
+static void widen(struct kjj_shape *s, int i)
+{
+	int vi = s->abi[i];
+	const kj_tinfo *ti = &s->plan.vals[vi];
+	size_t n = (size_t)kj_shape_numel(&ti->shape);
+	for (size_t k = 0; k < n; k++) {
+		double x = kj_load(ti->dtype, s->host[i], k);
+		s->ref.buf[vi][k] = x;
+		s->base.buf[vi][k] = (float)x;
+	}
+}
+
 /* Inputs for seed/flavour into s->host (dtype bytes) and the executors'
  * input buffers. */
 static int cpu_gen(struct judge *j, struct kjj_shape *s, uint64_t seed, kj_seed_flavour fl)
@@ -108,11 +122,7 @@ static int cpu_gen(struct judge *j, struct kjj_shape *s, uint64_t seed, kj_seed_
 		}
 		kj_gen_fill(s->host[i], ti->dtype, n, &d, fl == KJ_SEED_OUTLIERS ? &outl : NULL, seed,
 			    (uint32_t)tensor_id++);
-		for (size_t k = 0; k < n; k++) {
-			double x = kj_load(ti->dtype, s->host[i], k);
-			s->ref.buf[vi][k] = x;
-			s->base.buf[vi][k] = (float)x;
-		}
+		widen(s, i);
 	}
 	return 0;
 }
@@ -125,6 +135,35 @@ static int cpu_run_ref(struct judge *j, struct kjj_shape *s)
 static int cpu_run_base(struct judge *j, struct kjj_shape *s)
 {
 	return kj_exec32_run(&s->base, j->err);
+}
+
+/* The reference cache's part of the state (refcache.c): the pristine
+ * inputs, the oracle's outputs and the baseline's; the executors' inputs
+ * are widened again from the pristine ones (cpu_ref_restored). */
+static int cpu_ref_bufs(struct judge *j, struct kjj_shape *s, struct kjj_rcbuf *b, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < s->nabi; i++) {
+		int vi = s->abi[i];
+		size_t ne = (size_t)kj_shape_numel(&s->plan.vals[vi].shape);
+		if (n + 2 > cap)
+			return kj_err_set(j->err, KJ_E_UNSUPPORTED, "more buffers than the reference cache takes");
+		if (!kjj_is_output(j->t, vi)) {
+			b[n++] = (struct kjj_rcbuf){ s->host[i], s->bytes[i], 0 };
+			continue;
+		}
+		b[n++] = (struct kjj_rcbuf){ s->ref.buf[vi], ne * sizeof(double), 0 };
+		b[n++] = (struct kjj_rcbuf){ s->base.buf[vi], ne * sizeof(float), 0 };
+	}
+	return n;
+}
+
+static int cpu_ref_restored(struct judge *j, struct kjj_shape *s)
+{
+	for (int i = 0; i < s->nabi; i++)
+		if (!kjj_is_output(j->t, s->abi[i]))
+			widen(s, i);
+	return 0;
 }
 
 /* Compares n values got(i) against ref (doubles).  For integer and bool
@@ -343,6 +382,8 @@ const struct kjj_track kjj_track_cpu = {
 	.gen = cpu_gen,
 	.run_ref = cpu_run_ref,
 	.run_base = cpu_run_base,
+	.ref_bufs = cpu_ref_bufs,
+	.ref_restored = cpu_ref_restored,
 	.call = cpu_call,
 	.inputs_changed = cpu_inputs_changed,
 	.outputs = cpu_outputs,

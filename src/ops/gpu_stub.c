@@ -14,6 +14,8 @@ int kj_gpu_available(void) { return 0; }
 int kj_gpu_open(int device, kj_gpu **out, struct kj_err *err) { (void)device; *out = NULL; return NOT_BUILT(err); }
 void kj_gpu_close(kj_gpu *g) { (void)g; }
 const kj_gpu_info *kj_gpu_get_info(const kj_gpu *g) { (void)g; return NULL; }
+void kj_gpu_on_close(kj_gpu *g, void (*fn)(kj_gpu *g, void *ctx), void *ctx) { (void)g; (void)fn; (void)ctx; }
+int kj_gpu_mem_info(kj_gpu *g, size_t *free_bytes, size_t *total_bytes, struct kj_err *err) { (void)g; *free_bytes = *total_bytes = 0; return NOT_BUILT(err); }
 int kj_gpu_alloc(kj_gpu *g, size_t bytes, void **dptr, struct kj_err *err) { (void)g; (void)bytes; *dptr = NULL; return NOT_BUILT(err); }
 void kj_gpu_free(kj_gpu *g, void *dptr) { (void)g; (void)dptr; }
 int kj_gpu_copy(kj_gpu *g, void *dst, const void *src, size_t bytes, int dir, struct kj_err *err) { (void)g; (void)dst; (void)src; (void)bytes; (void)dir; return NOT_BUILT(err); }

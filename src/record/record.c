@@ -194,6 +194,8 @@ int kj_record_judge(const struct kj_recorder *r, const struct kj_record_cand *c,
 		return rc;
 	}
 	memcpy(out->prof_s, v.prof_s, sizeof(out->prof_s));
+	out->ref_cache_hits = v.ref_cache_hits;
+	out->ref_cache_stored = v.ref_cache_stored;
 	if (c->compiled_ahead && v.compile_cached) {
 		v.compile_cached = 0;
 		v.compile_s = c->compile_s;

@@ -218,6 +218,8 @@ static void judge_one(struct runner *r, struct device *d, struct job *j, int *fa
 	d->st->record -= out.eval_s;
 	for (int p = 0; p < KJ_PROF_COUNT; p++)
 		d->st->prof[p] += out.prof_s[p];
+	d->st->ref_cache_hits += out.ref_cache_hits;
+	d->st->ref_cache_stored += out.ref_cache_stored;
 	*fails = 0;
 	for (int f = j->next_follower; f >= 0; f = r->jobs[f].next_follower) {
 		struct kj_err e2;

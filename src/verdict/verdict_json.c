@@ -214,6 +214,8 @@ json_t *kj_verdict_json(const kj_verdict *v, const kj_task *t)
 			json_object_set_new(prof, kj_prof_name((kj_prof)p), json_real(v->prof_s[p]));
 		json_object_set_new(o, "profile_seconds", prof);
 	}
+	json_object_set_new(o, "ref_cache", json_pack("{s:i,s:i}", "hits", v->ref_cache_hits, "stored",
+						      v->ref_cache_stored));
 	json_object_set_new(o, "total_seconds", json_real(v->total_s));
 	json_object_set_new(o, "device", json_string(v->device));
 	json_object_set_new(o, "kjudge_version", json_string(v->version));

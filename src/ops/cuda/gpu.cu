@@ -111,6 +111,8 @@ extern "C" void kj_gpu_close(kj_gpu *g)
 	if (!g)
 		return;
 	cudaSetDevice(g->device);
+	if (g->on_close)
+		g->on_close(g, g->on_close_ctx);
 	if (g->stream)
 		cudaStreamSynchronize(g->stream);
 	for (i = 0; i < g->nlive; i++)
@@ -145,6 +147,20 @@ extern "C" void kj_gpu_close(kj_gpu *g)
 extern "C" const kj_gpu_info *kj_gpu_get_info(const kj_gpu *g)
 {
 	return g ? &g->info : NULL;
+}
+
+extern "C" void kj_gpu_on_close(kj_gpu *g, void (*fn)(kj_gpu *g, void *ctx), void *ctx)
+{
+	g->on_close = fn;
+	g->on_close_ctx = ctx;
+}
+
+extern "C" int kj_gpu_mem_info(kj_gpu *g, size_t *free_bytes, size_t *total_bytes, struct kj_err *err)
+{
+	*free_bytes = *total_bytes = 0;
+	KJ_CUDA_CHECK(err, cudaSetDevice(g->device));
+	KJ_CUDA_CHECK(err, cudaMemGetInfo(free_bytes, total_bytes));
+	return 0;
 }
 
 extern "C" int kj_gpu_alloc(kj_gpu *g, size_t bytes, void **dptr, struct kj_err *err)

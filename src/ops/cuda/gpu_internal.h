@@ -43,6 +43,8 @@ struct kj_gpu {
 	void *big;       /* an op's large scratch (kj_gpu_big), grown on demand, kept */
 	size_t big_bytes;
 	void **live;     /* kj_gpu_alloc buffers not yet freed: kj_gpu_close frees them */
+	void (*on_close)(kj_gpu *g, void *ctx); /* kj_gpu_on_close's hook, or NULL */
+	void *on_close_ctx;
 	size_t nlive, live_cap;
 };
 
