@@ -78,7 +78,8 @@ enum {
 	KJ_CLI_OPT_SEED_SECRET,
 	KJ_CLI_OPT_SEED_SECRET_FILE,
 	KJ_CLI_OPT_UNSAFE,
-	KJ_CLI_OPT_MAX_NOISE
+	KJ_CLI_OPT_MAX_NOISE,
+	KJ_CLI_OPT_KB_DIR
 };
 #define KJ_CLI_JUDGE_LONGOPTS                                                                        \
 	{ "seeds", 1, 0, KJ_CLI_OPT_SEEDS }, { "no-perf", 0, 0, KJ_CLI_OPT_NO_PERF },                \
@@ -86,7 +87,7 @@ enum {
 	{ "policy", 1, 0, KJ_CLI_OPT_POLICY }, { "cache", 1, 0, KJ_CLI_OPT_CACHE },                  \
 	{ "unsafe-no-sandbox", 0, 0, KJ_CLI_OPT_UNSAFE },                                           \
 	{ "seed-secret-file", 1, 0, KJ_CLI_OPT_SEED_SECRET_FILE },                                  \
-	{ "max-noise", 1, 0, KJ_CLI_OPT_MAX_NOISE }
+	{ "max-noise", 1, 0, KJ_CLI_OPT_MAX_NOISE }, { "kernelbench-dir", 1, 0, KJ_CLI_OPT_KB_DIR }
 /* Their --help wording, for each command's own column layout. */
 #define KJ_CLI_HELP_SEEDS "correctness seeds per shape (default 5)"
 #define KJ_CLI_HELP_NO_PERF "stop after correctness"

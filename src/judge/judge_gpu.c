@@ -205,6 +205,8 @@ static int gpu_gen_timed(struct judge *j, struct kjj_shape *s, uint64_t seed)
 static int gpu_run_ref(struct judge *j, struct kjj_shape *s)
 {
 	int rc;
+	if (j->t->kb)
+		return kjj_kb_run(j, &s->plan, s->base, s->ref, 1);
 	for (int i = 0; i < s->nabi; i++) {
 		int vi = s->abi[i];
 		if (kjj_is_output(j->t, vi))
@@ -220,7 +222,7 @@ static int gpu_run_ref(struct judge *j, struct kjj_shape *s)
 
 static int gpu_run_base(struct judge *j, struct kjj_shape *s)
 {
-	int rc = kj_gpu_exec_run(s->base, j->err);
+	int rc = j->t->kb ? kjj_kb_run(j, &s->plan, s->base, s->ref, 0) : kj_gpu_exec_run(s->base, j->err);
 	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
@@ -582,6 +584,8 @@ static int gpu_outputs_vs_base(struct judge *j, struct kjj_shape *s, int bind, i
 
 static int gpu_time_base(struct judge *j, struct kjj_shape *s, double *ms)
 {
+	if (j->t->kb)
+		return kjj_kb_time_base(j, &s->plan, s->base, ms);
 	return kj_gpu_time_exec(j->gpu, s->base, 1, ms, j->err);
 }
 
@@ -603,7 +607,8 @@ static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call
 	*ms = 0;
 	*reps_out = 0;
 	*spread = 0;
-	if (call_ms >= TRAIN_MS || call_ms <= 0 || s->nabi > 64)
+	/* a KernelBench problem's baseline: single calls (docs/kernelbench.md) */
+	if (call_ms >= TRAIN_MS || call_ms <= 0 || s->nabi > 64 || j->t->kb)
 		return 0;
 	reps = call_ms > TRAIN_MS / TRAIN_MAX_REPS ? (int)ceil(TRAIN_MS / call_ms) : TRAIN_MAX_REPS;
 	if ((size_t)reps > TRAIN_MAX_BYTES / stride)
@@ -973,6 +978,7 @@ out:
 
 void kjj_gpu_release(struct judge *j)
 {
+	kjj_kb_release(j);
 	if (j->garena)
 		kj_gpu_free(j->gpu, j->garena);
 	if (j->snap)
@@ -1022,6 +1028,14 @@ static int baseline_path(struct judge *j, int bind, char *out, size_t len)
 	kj_binding_str(j->t, &j->t->binds[bind], bs, sizeof(bs));
 	snprintf(text, sizeof(text), "%s|%s|%s|%s|%s|%s", KJ_HARNESS_VERSION, KJ_BASELINE_ID, tsha, bs,
 		 gi ? gi->uuid : "?", knobs);
+	/* a KernelBench problem's baseline is its Model under torch: the
+	 * description (init arguments, seed, torch's version) keys it too */
+	if (j->t->kb) {
+		char ksha[65];
+		size_t n = strlen(text);
+		kj_sha256_hex(j->t->kb, strlen(j->t->kb), ksha);
+		snprintf(text + n, sizeof(text) - n, "|kb:%s", ksha);
+	}
 	kj_sha256_hex(text, strlen(text), key);
 	snprintf(out, len, "%s/baseline", root);
 	mkdir(root, 0777);

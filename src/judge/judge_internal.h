@@ -284,6 +284,7 @@ struct judge {
 	 * the first (the harness's own work per call) */
 	double train_a_ms[PERF_MAX_SHAPES], train_b_ms[PERF_MAX_SHAPES];
 	int cur_perf;          /* the perf shape being timed, -1 outside the performance stage */
+	struct kjj_kbref *kbref; /* a KernelBench problem file's reference worker (ref_kb.c), or NULL */
 	const kj_calib *calib; /* NULL when the device has none */
 };
 
@@ -399,6 +400,25 @@ struct kjj_pin {
 };
 int kjj_pin(struct kjj_pin *p);
 void kjj_unpin(struct kjj_pin *p);
+
+/* A KernelBench problem file's task (kj_task.kb, ref_kb.c): its reference
+ * and eager baseline come from the problem's own Model in a trusted Python
+ * reference worker, started at the first use.  kjj_kb_run: the inputs in
+ * base's buffers, the float64 reference into ref's buffers (reference 1) or
+ * the baseline's outputs into base's (0); kjj_kb_time_base: one baseline
+ * forward timed by its CUDA events after the judge's L2 flush.  Each
+ * returns 0 or the judge's error (the problem's code failing is one);
+ * kjj_kb_release stops the worker and frees its arena (kjj_gpu_release). */
+int kjj_kb_run(struct judge *j, const kj_plan *p, kj_gpu_exec *base, kj_gpu_exec *ref, int reference);
+int kjj_kb_time_base(struct judge *j, const kj_plan *p, kj_gpu_exec *base, double *ms);
+void kjj_kb_release(struct judge *j);
+/* The Python interpreter ($KJ_PYTHON, else python3 on PATH) and the worker
+ * script (cand_py.c), for the kinds and for ref_kb.c and kbprob.c; and a
+ * program run with its stdout captured (capped), stderr discarded, killed
+ * after timeout_s.  Each returns 0 or an error with err set. */
+int kjj_py_find_python(char *out, size_t len, struct kj_err *err);
+int kjj_py_find_worker(const struct kj_eval_opts *o, char *out, size_t len, struct kj_err *err);
+int kjj_run_capture(char *const argv[], double timeout_s, char *out, size_t cap, int *status, struct kj_err *err);
 
 /* CUDA track helpers (judge_gpu.c). */
 void kjj_gpu_release(struct judge *j);
