@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# KernelBench problem files as tasks on a real GPU (docs/kernelbench.md,
+# "KernelBench problem files as tasks"): kjudge's own problem files in
+# examples/kernelbench_problems/level1 (not KernelBench's) and the candidates
+# in examples/kernelbench_problems/cand, each with a header
+#   # kjudge-case: problem=level1/1_relu expect=pass[ flag=fallback]
+# judged with `kjudge eval PROBLEM.py CAND.py --json`; every verdict (and
+# flag) is asserted, and a passing one must carry a baseline time measured
+# by the reference worker.  Then: the describe step's JSON, a file without
+# Model (exit 2), --kernelbench-dir with a task name, and `kjudge run` with a
+# spec whose task is a problem file.  Needs python3 with torch, triton and
+# cupy (KJ_PYTHON to choose).  KJ_KB_ONLY=REGEX judges only matching cases.
+. "$(dirname "$0")/../cli/lib.sh"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "1..0 # SKIP no CUDA device"
+	exit 0
+fi
+if ! ${KJ_PYTHON:-python3} -c "import torch, triton, cupy" >/dev/null 2>&1; then
+	echo "1..0 # SKIP ${KJ_PYTHON:-python3} cannot import torch, triton and cupy"
+	exit 0
+fi
+P=$KJ_ROOT/examples/kernelbench_problems
+W=$KJ_ROOT/python/kjudge_pyworker.py
+
+expect_success "describe: a scalar among get_inputs' values, outputs' shapes from one forward" '
+	${KJ_PYTHON:-python3} -I "$W" --describe "$P/level1/4_scale_scalar.py" >"$TMP/d.json" &&
+	cat "$TMP/d.json" && test "$(json_get "$TMP/d.json" ok)" = 1 &&
+	test "$(json_get "$TMP/d.json" inputs.1.value)" = 3.5 &&
+	test "$(json_get "$TMP/d.json" outputs.0.shape.1)" = 4099'
+
+expect_success "describe: the init arguments" '
+	${KJ_PYTHON:-python3} -I "$W" --describe "$P/level1/2_linear.py" >"$TMP/d.json" &&
+	test "$(json_get "$TMP/d.json" init.1)" = 768 && test "$(json_get "$TMP/d.json" outputs.0.shape.1)" = 768'
+
+expect_success "a file without Model is a usage error naming what is missing" '
+	"$KJ" eval --json "$P/level1/6_no_model.py" "$P/cand/relu_triton.py" >"$TMP/v.json"; rc=$?
+	cat "$TMP/v.json"; test $rc -eq 2 && grep -q "defines no Model" "$TMP/v.json"'
+
+for f in "$P"/cand/*.py; do
+	if [ -n "${KJ_KB_ONLY:-}" ] && ! printf '%s\n' "$f" | grep -Eq "$KJ_KB_ONLY"; then
+		continue
+	fi
+	problem=$(hdr "$f" problem)
+	expect=$(hdr "$f" expect)
+	flag=$(hdr "$f" flag)
+	perf="--no-perf --seeds 3"
+	[ "$expect" = pass ] && perf="--perf-budget ${KJ_KB_PERF_BUDGET:-0.3}"
+	want_rc=1
+	[ "$expect" = pass ] && want_rc=0
+	rel=${f#"$KJ_ROOT"/}
+	expect_success "$rel on $problem: $expect${flag:+ flag=$flag}" '
+		t0=$(date +%s%N)
+		"$KJ" eval --json --quiet '"$perf"' "'"$P/$problem.py"'" "'"$f"'" >"$TMP/v.json"; rc=$?
+		st=$(json_get "$TMP/v.json" status)
+		echo "status $st stage $(json_get "$TMP/v.json" stage) rc $rc flags $(json_get "$TMP/v.json" flags) ms $(json_get "$TMP/v.json" perf.0.ms) baseline_ms $(json_get "$TMP/v.json" perf.0.baseline_ms) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(json_get "$TMP/v.json" reason)"
+		test "$(json_get "$TMP/v.json" task)" = "kernelbench/'"$problem"'" &&
+		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
+		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; } &&
+		{ test "'"$expect"'" != pass || perl -e "exit !(\$ARGV[0] > 0)" "$(json_get "$TMP/v.json" perf.0.baseline_ms)"; }'
+done
+
+expect_success "--kernelbench-dir: a problem named by its path under the checkout" '
+	"$KJ" eval --json --quiet --no-perf --seeds 2 --kernelbench-dir "$P" level1/5_sum_dim "$P/cand/sum_dim_torch.py" \
+		>"$TMP/v.json"; rc=$?
+	echo "rc $rc status $(json_get "$TMP/v.json" status)"; test $rc -eq 0 &&
+	test "$(json_get "$TMP/v.json" task)" = kernelbench/level1/5_sum_dim'
+
+expect_success "kjudge run: a spec whose task is a problem file" '
+	printf "{\"task\": \"%s\", \"model\": \"m\", \"path\": \"%s\"}\n" "$P/level1/1_relu.py" "$P/cand/relu_triton.py" \
+		>"$TMP/spec.jsonl" &&
+	printf "{\"task\": \"%s\", \"model\": \"m\", \"sample\": 1, \"path\": \"%s\"}\n" "$P/level1/1_relu.py" \
+		"$P/cand/relu_wrong.py" >>"$TMP/spec.jsonl" &&
+	"$KJ" run "$TMP/spec.jsonl" --backend kernelbench --db "$TMP/r.sqlite" --name kbp --no-perf --seeds 2 --json \
+		>"$TMP/run.json"; rc=$?; cat "$TMP/run.json"
+	KJ_KERNELBENCH_DIR=$P "$KJ" report kbp --db "$TMP/r.sqlite" --format json >"$TMP/rep.json" || exit 1
+	echo "judged $(json_get "$TMP/rep.json" judged) correct $(json_get "$TMP/rep.json" correct)"
+	test "$(json_get "$TMP/rep.json" judged)" = 2 && test "$(json_get "$TMP/rep.json" correct)" = 1'
+
+done_testing
