@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "judge/judge_internal.h"
 #include "kjudge/fsutil.h"
@@ -138,10 +139,16 @@ static int start(struct judge *j, const kj_plan *p)
 		return rc;
 	if (!(r->abi = kjj_py_abi_json(j->t)))
 		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-	snprintf(r->scratch, sizeof(r->scratch), "%s/kbref", j->scratch[0] ? j->scratch : "/tmp");
-	if (!j->scratch[0] || kj_mkdir_p(r->scratch) < 0) {
-		r->scratch[0] = '\0';
-		return kj_err_set(j->err, KJ_E_SYS, "no scratch folder for the reference worker");
+	/* a scratch folder of its own, not under the candidate's (which the
+	 * candidate's worker may write) */
+	{
+		const char *tmp = getenv("TMPDIR");
+		snprintf(r->scratch, sizeof(r->scratch), "%s/kjudge-kbref-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(r->scratch)) {
+			rc = kj_err_sys(j->err, "cannot create the reference worker's scratch folder '%s'", r->scratch);
+			r->scratch[0] = '\0';
+			return rc;
+		}
 	}
 	if (!j->unconfined &&
 	    (rc = kj_python_jail(r->python, r->worker, NULL, &r->jail, r->python, sizeof(r->python), j->err)))
