@@ -597,6 +597,11 @@ static int gpu_time_base(struct judge *j, struct kjj_shape *s, double *ms)
  * buffers, as PyTorch's caching allocator gives back-to-back calls the
  * same ones. */
 #define BASE_TRAIN_PASSES 3
+static int kb_train_gen(struct judge *j, void *ctx, int r)
+{
+	return gpu_gen_timed_async(j, ctx, kj_seed_for(j->o->base_seed ^ 0x62747261ULL, (uint64_t)r));
+}
+
 static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps_out,
 			       double *spread)
 {
@@ -607,12 +612,18 @@ static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call
 	*ms = 0;
 	*reps_out = 0;
 	*spread = 0;
-	/* a KernelBench problem's baseline: single calls (docs/kernelbench.md) */
-	if (call_ms >= TRAIN_MS || call_ms <= 0 || s->nabi > 64 || j->t->kb)
+	if (call_ms >= TRAIN_MS || call_ms <= 0 || s->nabi > 64)
 		return 0;
 	reps = call_ms > TRAIN_MS / TRAIN_MAX_REPS ? (int)ceil(TRAIN_MS / call_ms) : TRAIN_MAX_REPS;
 	if ((size_t)reps > TRAIN_MAX_BYTES / stride)
 		reps = (int)(TRAIN_MAX_BYTES / stride);
+	/* a KernelBench problem's baseline: its Model's train in the reference
+	 * worker (ref_kb.c) */
+	if (j->t->kb) {
+		rc = kjj_kb_time_train(j, &s->plan, s->base, &reps, kb_train_gen, s, ms, spread);
+		*reps_out = rc ? 0 : reps;
+		return rc;
+	}
 	for (; reps >= 2; reps /= 2) {
 		if (!(rc = kj_gpu_alloc(j->gpu, (size_t)reps * stride, &mem, j->err)))
 			break;

@@ -412,6 +412,13 @@ void kjj_unpin(struct kjj_pin *p);
 int kjj_kb_run(struct judge *j, const kj_plan *p, kj_gpu_exec *base, kj_gpu_exec *ref, int reference);
 int kjj_kb_time_base(struct judge *j, const kj_plan *p, kj_gpu_exec *base, double *ms);
 void kjj_kb_release(struct judge *j);
+/* The baseline as a train of *reps calls back to back on fresh inputs each
+ * (gen(j, ctx, r): call r's inputs into base's buffers, enqueued), as the
+ * candidate's short calls are timed: *ms per call (the median of its timed
+ * passes), *spread their relative spread, *reps the calls it held (0: no
+ * room, the single calls stand).  Returns 0 or the judge's error. */
+int kjj_kb_time_train(struct judge *j, const kj_plan *p, kj_gpu_exec *base, int *reps,
+		      int (*gen)(struct judge *, void *, int), void *ctx, double *ms, double *spread);
 /* The Python interpreter ($KJ_PYTHON, else python3 on PATH) and the worker
  * script (cand_py.c), for the kinds and for ref_kb.c and kbprob.c; and a
  * program run with its stdout captured (capped), stderr discarded, killed
