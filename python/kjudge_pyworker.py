@@ -1626,12 +1626,15 @@ def serve_reference(abi, problem):
             from cupy.cuda import runtime as rt
         except Exception as e:  # noqa: BLE001
             return "kjudge-env: cannot import torch/cupy: %s: %s" % (type(e).__name__, e)
-        torch.cuda.set_device(device)
-        cupy.cuda.Device(device).use()
-        stream = rt.streamCreateWithFlags(1)
-        torch.cuda.set_stream(torch.cuda.ExternalStream(stream, device=device))
-        st.update(torch=torch, cupy=cupy, rt=rt, stream=stream, ev0=rt.eventCreate(), ev1=rt.eventCreate(),
-                  device=device)
+        try:
+            torch.cuda.set_device(device)
+            cupy.cuda.Device(device).use()
+            stream = rt.streamCreateWithFlags(1)
+            torch.cuda.set_stream(torch.cuda.ExternalStream(stream, device=device))
+            st.update(torch=torch, cupy=cupy, rt=rt, stream=stream, ev0=rt.eventCreate(), ev1=rt.eventCreate(),
+                      device=device)
+        except Exception as e:  # noqa: BLE001
+            return "CUDA setup failed: %s: %s" % (type(e).__name__, e)
         return None
 
     def load(seq, m):

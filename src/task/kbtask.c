@@ -90,6 +90,10 @@ static int add_tensor(kj_task *t, json_t *d, kj_value_kind kind, int k, const ch
 	if (kind == KJ_V_INPUT) {
 		json_t *mn = json_object_get(d, "min"), *mx = json_object_get(d, "max");
 		double lo = json_is_number(mn) ? json_number_value(mn) : -1, hi = json_is_number(mx) ? json_number_value(mx) : 1;
+		if (v->dtype == KJ_BOOL) {
+			lo = 0;
+			hi = 1;
+		}
 		if (!kj_dtype_is_float(v->dtype)) {
 			/* integers (class indices, lengths): the range the problem's
 			 * own get_inputs drew from, as observed */
