@@ -136,6 +136,12 @@ void kj_cli_judge_paths(char *worker, size_t wl, char *inc, size_t il);
 void kj_cli_db_path(const char *db_arg, const char *name, char *out, size_t n);
 
 int cmd_tasks(int argc, char **argv);
+/* tasks --kernelbench DIR (cmd_kbtasks.c): the problems of a KernelBench
+ * checkout (DIR/KernelBench/levelN or DIR/levelN), level by level and by
+ * number, with their shapes from the describe step unless !shapes; a
+ * problem that cannot be described is listed with its error.  Returns an
+ * exit code (2: no problems there). */
+int kj_cli_kb_tasks(const char *dir, int level, int shapes, int json);
 int cmd_show(int argc, char **argv);
 int cmd_prompt(int argc, char **argv);
 int cmd_eval(int argc, char **argv);

@@ -36,7 +36,7 @@
 
 struct kjj_kbref {
 	struct kj_worker w;
-	int up;
+	int up, ready; /* started; loaded the problem (a start that failed is not retried) */
 	void *arena;
 	size_t arena_size;
 	int nargs, nin, nout;
@@ -126,7 +126,8 @@ static int start(struct judge *j, const kj_plan *p)
 	const char *uuid = kj_gpu_get_info(j->gpu) ? kj_gpu_get_info(j->gpu)->uuid : NULL;
 	int rc, n = 0;
 	if (j->kbref)
-		return 0;
+		return j->kbref->ready ? 0 :
+			kj_err_set(j->err, KJ_E_WORKER, "the reference worker of %s did not start", j->t->path);
 	if (j->o->backend != KJ_BACKEND_KERNELBENCH)
 		return kj_err_set(j->err, KJ_E_USAGE, "%s is a KernelBench problem file: its candidates are judged "
 				  "with --backend kernelbench", j->t->path);
@@ -189,6 +190,7 @@ static int start(struct judge *j, const kj_plan *p)
 		return rc;
 	if (res.status != KJ_CALL_OK)
 		return worker_failed(j, "to build the problem's Model", &res);
+	r->ready = 1;
 	return 0;
 }
 

@@ -45,6 +45,21 @@ expect_success "--kernelbench-dir: a problem found there goes to the describe st
 	KJ_PYTHON=$TMP/py/python3 "$KJ" eval --kernelbench-dir "$P" level1/1_relu "$P/cand/relu_triton.py" 2>"$TMP/e"; rc=$?
 	cat "$TMP/e"; test $rc -eq 3 && grep -q "describe KernelBench problem .*level1/1_relu.py" "$TMP/e"'
 
+expect_success "tasks --kernelbench DIR --no-shapes: the problems by level and number" '
+	"$KJ" tasks --kernelbench "$P" --no-shapes >"$TMP/o" || exit 1
+	cat "$TMP/o"; test $(wc -l <"$TMP/o") -eq 6 &&
+	head -n 1 "$TMP/o" | grep -q "^kernelbench/level1/1_relu  *L1 #1  *relu" &&
+	sed -n 2p "$TMP/o" | grep -q "^kernelbench/level1/2_linear "'
+
+expect_success "tasks --kernelbench --json: one array; a problem not described carries its error" '
+	KJ_PYTHON=$TMP/py/python3 "$KJ" tasks --kernelbench "$P" --level 1 --json >"$TMP/o" || exit 1
+	test "$(json_get "$TMP/o" 4.id)" = kernelbench/level1/5_sum_dim && test "$(json_get "$TMP/o" 4.number)" = 5 &&
+	json_get "$TMP/o" 0.error | grep -q "torch is not importable"'
+
+expect_success "tasks --kernelbench on a folder without problems: exit 2" '
+	"$KJ" tasks --kernelbench "$TMP" --no-shapes 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"; test $rc -eq 2 && grep -q "no KernelBench problems" "$TMP/e"'
+
 expect_success "every candidate case names a problem file that exists and an expected status" '
 	for f in "$P"/cand/*.py; do
 		p=$(hdr "$f" problem); e=$(hdr "$f" expect)

@@ -32,6 +32,16 @@ expect_success "describe: the init arguments" '
 	${KJ_PYTHON:-python3} -I "$W" --describe "$P/level1/2_linear.py" >"$TMP/d.json" &&
 	test "$(json_get "$TMP/d.json" init.1)" = 768 && test "$(json_get "$TMP/d.json" outputs.0.shape.1)" = 768'
 
+expect_success "tasks --kernelbench: the shapes from the describe step" '
+	"$KJ" tasks --kernelbench "$P" --level 1 --json >"$TMP/t.json"; cat "$TMP/t.json"
+	test "$(json_get "$TMP/t.json" 0.shapes)" = "x0 f32[64, 8191] -> y0 f32[64, 8191]" &&
+	test "$(json_get "$TMP/t.json" 3.shapes)" = "x0 f32[1024, 4099] -> y0 f32[1024, 4099]" &&
+	json_get "$TMP/t.json" 5.error | grep -q "defines no Model"'
+
+expect_success "prompt PROBLEM.py: the problem's source and the ModelNew contract" '
+	"$KJ" prompt "$P/level1/2_linear.py" >"$TMP/p.txt" && grep -q "class Model(nn.Module)" "$TMP/p.txt" &&
+	grep -q "torch.manual_seed(42)" "$TMP/p.txt"'
+
 expect_success "a file without Model is a usage error naming what is missing" '
 	"$KJ" eval --json "$P/level1/6_no_model.py" "$P/cand/relu_triton.py" >"$TMP/v.json"; rc=$?
 	cat "$TMP/v.json"; test $rc -eq 2 && grep -q "defines no Model" "$TMP/v.json"'
