@@ -136,9 +136,15 @@ int kj_cli_load_task(const char *arg, kj_task **out, struct kj_err *err)
 	/* a path (a FIFO or a folder is refused there, by what it is) */
 	if ((n > 3 && !strcmp(arg + n - 3, ".kt")) || stat(arg, &st) == 0)
 		return kj_task_load(arg, out, err);
+	/* a name is its path under tasks/: one spelling per task */
+	for (const char *c = arg; *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : c + strlen(c))
+		if (c[0] == '/' || (c[0] == '.' && (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2])))))
+			return kj_err_set(err, KJ_E_USAGE, "task name '%s' has an empty, '.' or '..' part: a task is "
+					  "named by its path under tasks/ without .kt (level1/relu)", arg);
 	/* a problem of the KernelBench checkout at $KJ_KERNELBENCH_DIR
 	 * (--kernelbench-dir): level1/19_ReLU, or the task's id
-	 * kernelbench/level1/19_ReLU */
+	 * kernelbench/level1/19_ReLU; after the check above, so that a name
+	 * never leads out of the checkout */
 	if (kbdir && *kbdir) {
 		const char *rel = !strncmp(arg, "kernelbench/", 12) ? arg + 12 : arg;
 		snprintf(path, sizeof(path), "%s/KernelBench/%s.py", kbdir, rel);
@@ -153,11 +159,6 @@ int kj_cli_load_task(const char *arg, kj_task **out, struct kj_err *err)
 		return kj_err_set(err, KJ_E_NOTFOUND, "task '%s' is a KernelBench problem: say where the KernelBench "
 				  "checkout is (--kernelbench-dir DIR or KJ_KERNELBENCH_DIR)", arg);
 	}
-	/* a name is its path under tasks/: one spelling per task */
-	for (const char *c = arg; *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : c + strlen(c))
-		if (c[0] == '/' || (c[0] == '.' && (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2])))))
-			return kj_err_set(err, KJ_E_USAGE, "task name '%s' has an empty, '.' or '..' part: a task is "
-					  "named by its path under tasks/ without .kt (level1/relu)", arg);
 	snprintf(path, sizeof(path), "%s/tasks/%s.kt", kj_cli_root(), arg);
 	if (!is_file(path))
 		return kj_err_set(err, KJ_E_NOTFOUND,
