@@ -86,4 +86,15 @@ expect_success "kjudge run: a spec whose task is a problem file" '
 	echo "judged $(json_get "$TMP/rep.json" judged) correct $(json_get "$TMP/rep.json" correct)"
 	test "$(json_get "$TMP/rep.json" judged)" = 2 && test "$(json_get "$TMP/rep.json" correct)" = 1'
 
+. "$KJ_ROOT/tests/cli/serve_lib.sh"
+expect_success "serve --kernelbench-dir: a job naming a problem of the checkout gets its verdict" '
+	start kb "$TMP/s.sqlite" --backend kernelbench --kernelbench-dir "$P"
+	test "$PORT_kb" -gt 0 || { cat "$TMP/kb.log"; exit 1; }
+	body "$TMP/kbjob.json" kernelbench/level1/1_relu "$P/cand/relu_triton.py" &&
+	test "$(http $PORT_kb POST /v1/jobs --data-binary @"$TMP/kbjob.json")" = 202 || { cat "$TMP/resp"; exit 1; }
+	id=$(json_get "$TMP/resp" id)
+	http $PORT_kb GET "/v1/jobs/$id?wait=300" >/dev/null; cat "$TMP/resp" | head -c 600; echo
+	st=$(json_get "$TMP/resp" verdict.status); kill $PID_kb; wait $PID_kb
+	test "$st" = pass'
+
 done_testing
