@@ -60,6 +60,35 @@ expect_success "tasks --kernelbench on a folder without problems: exit 2" '
 	"$KJ" tasks --kernelbench "$TMP" --no-shapes 2>"$TMP/e"; rc=$?
 	cat "$TMP/e"; test $rc -eq 2 && grep -q "no KernelBench problems" "$TMP/e"'
 
+# a python3 whose describe step answers with a fixed description, counting its runs
+cat >"$TMP/py/fake3" <<PY
+#!/bin/sh
+echo run >>"$TMP/describe.count"
+cat <<'JSON'
+{"ok": true, "problem": "p", "seed": 42, "init": [], "inputs": [{"tensor": true, "shape": [64, 8191], "dtype": "float32", "min": -4.0, "max": 4.1}, {"tensor": false, "value": 2}], "outputs": [{"shape": [64, 8191], "dtype": "float32"}], "training": true, "torch": "stand-in"}
+JSON
+PY
+chmod +x "$TMP/py/fake3"
+
+expect_success "a described problem is a task: show names it, its shapes and tolerance" '
+	rm -f "$TMP/describe.count"
+	KJ_PYTHON=$TMP/py/fake3 "$KJ" show "$P/level1/1_relu.py" >"$TMP/o" 2>&1; rc=$?
+	cat "$TMP/o"; test $rc -eq 0 && grep -q "kernelbench/level1/1_relu" "$TMP/o" && grep -q "x0" "$TMP/o" &&
+	grep -q "8191" "$TMP/o"'
+
+expect_success "the description is cached: a second load does not run the describe step" '
+	KJ_PYTHON=$TMP/py/fake3 "$KJ" show "$P/level1/1_relu.py" >/dev/null 2>&1 &&
+	test "$(wc -l <"$TMP/describe.count")" -eq 1'
+
+expect_success "prompt PROBLEM.py: the source of the problem and the ModelNew contract" '
+	KJ_PYTHON=$TMP/py/fake3 "$KJ" prompt "$P/level1/1_relu.py" >"$TMP/o" 2>&1; rc=$?
+	test $rc -eq 0 && grep -q "return torch.relu(x)" "$TMP/o" && grep -q "torch.manual_seed(42)" "$TMP/o" &&
+	grep -q "Task: kernelbench/level1/1_relu" "$TMP/o"'
+
+expect_success "eval PROBLEM.py with another --backend is a usage error" '
+	KJ_PYTHON=$TMP/py/fake3 "$KJ" eval --backend triton "$P/level1/1_relu.py" "$P/cand/relu_triton.py" 2>"$TMP/e"; rc=$?
+	cat "$TMP/e"; test $rc -eq 2 && grep -q "judged with --backend kernelbench" "$TMP/e"'
+
 expect_success "every candidate case names a problem file that exists and an expected status" '
 	for f in "$P"/cand/*.py; do
 		p=$(hdr "$f" problem); e=$(hdr "$f" expect)
