@@ -1591,7 +1591,8 @@ def serve_reference(abi, problem):
     outputs (its dtypes) and the outputs as float64; its one dim picks the
     work: 0 the float64 reference (inputs cast to float64, written into the
     float64 outputs), 1 the baseline (written into the outputs; timed with
-    CUDA events, as a train when reps > 1)."""
+    CUDA events, as a train when reps > 1), 2 the problem's own get_inputs()
+    values under its seed, written into the inputs."""
     import copy
     import socket
     import time
@@ -1655,6 +1656,7 @@ def serve_reference(abi, problem):
                 model = mod.Model(*init).cuda()
                 st["base"] = model
                 st["ref"] = copy.deepcopy(model).double()
+                st["mod"] = mod
         except BaseException as ex:  # noqa: BLE001
             return err(seq, "cannot build the problem's Model: " + _kb_error(ex, sys.exc_info()[2], path))
         st["nptr"] = nptr
@@ -1714,6 +1716,17 @@ def serve_reference(abi, problem):
         rt, stream = st["rt"], st["stream"]
         try:
             torch.set_grad_enabled(False)
+            if mode == 2:
+                # the problem's own get_inputs() values, as the describe
+                # step drew them, into the inputs
+                torch.manual_seed(kb.get("seed", KB_SEED))
+                xs = [x for x in st["mod"].get_inputs() if isinstance(x, torch.Tensor)]
+                if len(xs) != nt:
+                    return err(seq, "get_inputs() gave %d tensors, the description %d" % (len(xs), nt))
+                for v, x in zip(calls[0][:nt], xs):
+                    v.copy_(x.reshape(v.shape))
+                rt.deviceSynchronize()
+                return ok(seq)
             if mode == 0:
                 vs = calls[0]
                 args = kb_forward_args(kb, [v.double() if v.is_floating_point() else v for v in vs[:nt]])

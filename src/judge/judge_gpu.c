@@ -190,6 +190,12 @@ static int gpu_gen(struct judge *j, struct kjj_shape *s, uint64_t seed, kj_seed_
 	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
+/* a KernelBench problem's own get_inputs() values (ref_kb.c) */
+static int gpu_gen_problem(struct judge *j, struct kjj_shape *s)
+{
+	return kjj_kb_problem_inputs(j, &s->plan, s->base);
+}
+
 static int gpu_gen_timed_async(struct judge *j, struct kjj_shape *s, uint64_t seed)
 {
 	return gen_inputs(j, s, seed, KJ_SEED_DECLARED, 1);
@@ -891,6 +897,7 @@ const struct kjj_track kjj_track_cuda = {
 	.shape_free = gpu_shape_free,
 	.gen = gpu_gen,
 	.gen_timed = gpu_gen_timed,
+	.gen_problem = gpu_gen_problem,
 	.run_ref = gpu_run_ref,
 	.run_base = gpu_run_base,
 	.call = gpu_call,

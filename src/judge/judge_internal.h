@@ -119,6 +119,10 @@ struct kjj_track {
 	/* NULL, or fresh inputs for a timed call (the declared distributions,
 	 * drawn by a faster generator than gen's: not the CPU track's bits) */
 	int (*gen_timed)(struct judge *j, struct kjj_shape *s, uint64_t seed);
+	/* NULL, or the task's own example inputs (a KernelBench problem's
+	 * get_inputs() values) into the judge's pristine copies: judged as one
+	 * more seed after the drawn ones */
+	int (*gen_problem)(struct judge *j, struct kjj_shape *s);
 	/* the fp64 reference, and the eager baseline, on the current inputs */
 	int (*run_ref)(struct judge *j, struct kjj_shape *s);
 	int (*run_base)(struct judge *j, struct kjj_shape *s);
@@ -412,6 +416,9 @@ void kjj_unpin(struct kjj_pin *p);
 int kjj_kb_run(struct judge *j, const kj_plan *p, kj_gpu_exec *base, kj_gpu_exec *ref, int reference);
 int kjj_kb_time_base(struct judge *j, const kj_plan *p, kj_gpu_exec *base, double *ms);
 void kjj_kb_release(struct judge *j);
+/* The problem's own get_inputs() values (drawn under its seed in the
+ * reference worker) into base's input buffers.  Returns 0 or an error. */
+int kjj_kb_problem_inputs(struct judge *j, const kj_plan *p, kj_gpu_exec *base);
 /* The baseline as a train of *reps calls back to back on fresh inputs each
  * (gen(j, ctx, r): call r's inputs into base's buffers, enqueued), as the
  * candidate's short calls are timed: *ms per call (the median of its timed

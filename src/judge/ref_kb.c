@@ -17,7 +17,8 @@
  *
  * Arena layout: the tensor inputs (the problem's dtypes), the outputs (the
  * problem's dtypes), the outputs as float64, each at a 256-byte boundary.
- * A CALL's one dim picks the work: 0 reference, 1 baseline.
+ * A CALL's one dim picks the work: 0 reference, 1 baseline, 2 the
+ * problem's own get_inputs() values (drawn under its seed) into the inputs.
  */
 #include <ftw.h>
 #include <stdio.h>
@@ -215,7 +216,8 @@ static int call(struct judge *j, int64_t mode, struct kj_call_result *res)
 	if (rc)
 		return rc;
 	if (res->status != KJ_CALL_OK)
-		return worker_failed(j, mode ? "the eager baseline's forward" : "the float64 reference's forward", res);
+		return worker_failed(j, mode == 2 ? "to draw the problem's get_inputs()" :
+				     mode ? "the eager baseline's forward" : "the float64 reference's forward", res);
 	return 0;
 }
 
@@ -242,6 +244,19 @@ int kjj_kb_run(struct judge *j, const kj_plan *p, kj_gpu_exec *base, kj_gpu_exec
 	    (rc = call(j, reference ? 0 : 1, &res)))
 		return rc;
 	return outputs_out(j, reference ? ref : base, !reference);
+}
+
+int kjj_kb_problem_inputs(struct judge *j, const kj_plan *p, kj_gpu_exec *base)
+{
+	struct kj_call_result res;
+	int rc;
+	if ((rc = start(j, p)) || (rc = call(j, 2, &res)))
+		return rc;
+	for (int i = 0; i < j->kbref->nin && !rc; i++)
+		if (j->kbref->bytes[i])
+			rc = kj_gpu_copy(j->gpu, kj_gpu_exec_buf(base, j->kbref->val[i]),
+					 (char *)j->kbref->arena + j->kbref->off[i], j->kbref->bytes[i], 2, j->err);
+	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
 int kjj_kb_time_base(struct judge *j, const kj_plan *p, kj_gpu_exec *base, double *ms)
