@@ -69,6 +69,12 @@ for f in "$P"/cand/*.py; do
 		{ test "'"$expect"'" != pass || perl -e "exit !(\$ARGV[0] > 0)" "$(json_get "$TMP/v.json" perf.0.baseline_ms)"; }'
 done
 
+expect_success "the problem's own get_inputs() values are one seed more (seed_index 5 of 0..5)" '
+	"$KJ" eval --json --quiet --no-perf "$P/level1/2_linear.py" "$P/cand/linear_torch.py" >"$TMP/v.json"; rc=$?
+	n=$(perl -MJSON::PP -e "local \$/; open my \$f, q(<), \$ARGV[0]; my \$v = JSON::PP->new->decode(<\$f>);
+		my \$m = -1; for (@{\$v->{correctness}}) { \$m = \$_->{seed_index} if \$_->{seed_index} > \$m } print \$m" "$TMP/v.json")
+	echo "rc $rc max seed_index $n"; test $rc -eq 0 && test "$n" = 5'
+
 expect_success "--kernelbench-dir: a problem named by its path under the checkout" '
 	"$KJ" eval --json --quiet --no-perf --seeds 2 --kernelbench-dir "$P" level1/5_sum_dim "$P/cand/sum_dim_torch.py" \
 		>"$TMP/v.json"; rc=$?
