@@ -9,7 +9,8 @@
 # by the reference worker.  Then: the describe step's JSON, a file without
 # Model (exit 2), --kernelbench-dir with a task name, and `kjudge run` with a
 # spec whose task is a problem file.  Needs python3 with torch, triton and
-# cupy (KJ_PYTHON to choose).  KJ_KB_ONLY=REGEX judges only matching cases.
+# cupy (KJ_PYTHON to choose).  KJ_KB_ONLY=REGEX judges only matching cases;
+# KJ_KB_LOG=FILE collects one line per case (status, flags, ms, baseline ms).
 . "$(dirname "$0")/../cli/lib.sh"
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "1..0 # SKIP no CUDA device"
@@ -62,7 +63,8 @@ for f in "$P"/cand/*.py; do
 		t0=$(date +%s%N)
 		"$KJ" eval --json --quiet '"$perf"' "'"$P/$problem.py"'" "'"$f"'" >"$TMP/v.json"; rc=$?
 		st=$(json_get "$TMP/v.json" status)
-		echo "status $st stage $(json_get "$TMP/v.json" stage) rc $rc flags $(json_get "$TMP/v.json" flags) ms $(json_get "$TMP/v.json" perf.0.ms) baseline_ms $(json_get "$TMP/v.json" perf.0.baseline_ms) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(json_get "$TMP/v.json" reason)"
+		line="status $st stage $(json_get "$TMP/v.json" stage) rc $rc flags $(json_get "$TMP/v.json" flags) ms $(json_get "$TMP/v.json" perf.0.ms) baseline_ms $(json_get "$TMP/v.json" perf.0.baseline_ms) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(json_get "$TMP/v.json" reason)"
+		echo "$line"; [ -n "${KJ_KB_LOG:-}" ] && echo "'"$rel"': $line" >>"$KJ_KB_LOG"
 		test "$(json_get "$TMP/v.json" task)" = "kernelbench/'"$problem"'" &&
 		test "$st" = "'"$expect"'" && test $rc -eq '"$want_rc"' &&
 		{ test -z "'"$flag"'" || json_get "$TMP/v.json" flags | grep -q "\"'"$flag"'\""; } &&
