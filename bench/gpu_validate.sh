@@ -30,6 +30,12 @@
 #   sizes  bench/baseline_sizes.sh .kb/kb (KernelBench checkout), no GPU cases,
 #          in SIZES_S seconds (default 200); SIZES_ARGS more of its options
 #          (e.g. "--only avg_pool2d --sizes both")
+#   kbp    KernelBench problem files as tasks: tests/gpu/t60_kbprob.sh (kjudge's
+#          own problems and candidates, every verdict asserted; KBP_T_S seconds,
+#          default 300), then bench/kb_problems.sh .kb/kb over KBP_N (default 12)
+#          problems of the checkout in KBP_S seconds (default 180)
+#   kbpt   the first half of kbp alone, in KBP_T_S seconds (default 540)
+#   kbpb   the second half of kbp alone, in KBP_S seconds (default 480)
 # Each part's log goes to $OUT/PART.log; its figures are printed at the end.
 set -u
 cd "$(dirname "$0")/.."
@@ -60,6 +66,10 @@ for p in ${PARTS:-thr check lat}; do
 	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
 		timeout "${PY_S:-220}" prove -v --exec '' tests/gpu/t50_python.sh >"$O/py.log" 2>&1 ;;
 	sizes) KJ_SIZES_TEST_S=0 KJ_SIZES_TOTAL_S=${SIZES_S:-200} bash bench/baseline_sizes.sh .kb/kb ${SIZES_ARGS:-} >"$O/sizes.log" 2>&1 ;;
+	kbp) KJ_KB_LOG=$O/kbp_cases.txt timeout "${KBP_T_S:-300}" prove -v --exec '' tests/gpu/t60_kbprob.sh >"$O/kbp.log" 2>&1
+		N=${KBP_N:-12} TOTAL=${KBP_S:-180} bash bench/kb_problems.sh .kb/kb >"$O/kbp_bench.log" 2>&1 ;;
+	kbpt) KJ_KB_LOG=$O/kbp_cases.txt timeout "${KBP_T_S:-540}" prove -v --exec '' tests/gpu/t60_kbprob.sh >"$O/kbp.log" 2>&1 ;;
+	kbpb) N=${KBP_N:-12} TOTAL=${KBP_S:-480} bash bench/kb_problems.sh .kb/kb >"$O/kbp_bench.log" 2>&1 ;;
 	*) echo "gpu_validate: unknown part $p" ;;
 	esac
 	echo "part $p rc=$? ($(el))"
@@ -80,5 +90,8 @@ for p in ${PARTS:-thr check lat}; do
 	ivl) grep -E "OVERLAP|WIDTH|CONTAINS|interval_check:|overall" "$O/ivl.log" | head -40 ;;
 	py) grep -E "^(not )?ok" "$O/py.log" | cut -c1-220 | head -40; grep -E "^(Files|Result)" "$O/py.log" ;;
 	sizes) grep -vE "^\s*$" "$O/sizes.log" | tail -n 45 | cut -c1-200 ;;
+	kbp|kbpt|kbpb) [ "$p" = kbpb ] || { grep -E "^(not )?ok|^#   status" "$O/kbp.log" | cut -c1-220 | head -40
+			grep -E "^(Files|Result)" "$O/kbp.log"; cut -c1-250 "$O/kbp_cases.txt" 2>/dev/null; }
+		[ "$p" = kbpt ] || cut -c1-250 "$O/kbp_bench.log" | tail -n 40 ;;
 	esac
 done

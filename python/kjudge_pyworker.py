@@ -861,7 +861,11 @@ def build(path, backend, abi, cache, entry, result_fd, uses=(), call_limit_s=60)
             else:
                 cls = vars(mod).get("ModelNew")
                 init = vars(mod).get("get_init_inputs")
-                if cls is not None:
+                kb = abi.get("kb")
+                if cls is not None and kb is not None:
+                    torch.manual_seed(kb.get("seed", KB_SEED))
+                    model = cls(*kb.get("init", [])).cuda()
+                elif cls is not None:
                     model = cls(*(list(init()) if callable(init) else [])).cuda().eval()
                     params = list(model.parameters())
     except BaseException as ex:  # noqa: BLE001 - SystemExit too
@@ -886,7 +890,8 @@ def build(path, backend, abi, cache, entry, result_fd, uses=(), call_limit_s=60)
                 else:
                     for p, t in zip(params, [t for t, k in zip(ts, kinds) if k == "param"]):
                         p.data = t
-                    call(*[t for t, k in zip(ts, kinds) if k == "input"])
+                    ins = [t for t, k in zip(ts, kinds) if k == "input"]
+                    call(*(kb_forward_args(abi["kb"], ins) if abi.get("kb") is not None else ins))
             torch.cuda.synchronize()
             signal.alarm(0)
         except BaseException as ex:  # noqa: BLE001
@@ -943,6 +948,7 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
 
     args_spec = abi.get("args", [])
     syms = abi.get("syms", [])
+    kb = abi.get("kb")
     st = {"env": None, "fn": None, "loaded": False, "arena": None, "arena_ptr": 0, "arena_size": 0,
           "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None, "src": None}
 
@@ -1139,9 +1145,18 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
                     if cls is None:
                         return reply_err(seq, "candidate.py defines no class ModelNew")
                     init = vars(mod).get("get_init_inputs")
-                    init_args = list(init()) if callable(init) else []
-                    model = cls(*init_args).cuda().eval()
-                    params = list(model.parameters())
+                    if kb is not None:
+                        # a KernelBench problem file's task: the problem's
+                        # init arguments under its seed (KernelBench's
+                        # convention, so that the weights agree with the
+                        # reference's), the module's own mode, nothing bound
+                        torch.manual_seed(kb.get("seed", KB_SEED))
+                        model = cls(*kb.get("init", [])).cuda()
+                        params = []
+                    else:
+                        init_args = list(init()) if callable(init) else []
+                        model = cls(*init_args).cuda().eval()
+                        params = list(model.parameters())
                     want = [a for a in args_spec if a["kind"] == "param"]
                     if len(params) != len(want):
                         return reply_err(seq, "ModelNew has %d parameters (%s), the task has %d params "
@@ -1268,7 +1283,8 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
         for r in range(reps):
             ts = views(r)
             ins, pars, outs = parts(ts)
-            calls.append((ins, pars, outs, ins if backend == "kernelbench" else ts + dimv))
+            calls.append((ins, pars, outs, (kb_forward_args(kb, ins) if kb is not None else ins)
+                          if backend == "kernelbench" else ts + dimv))
         if probe:
             # nothing called: the candidate's part of the path is empty, the
             # harness's (the result copied into the outputs) is not
@@ -1451,6 +1467,337 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
             do_call(seq, m, probe=True)
 
 
+# ---- KernelBench problem files as tasks (docs/kernelbench.md, "KernelBench
+# problem files as tasks").  Both modes run the problem's code only, never a
+# candidate's: the judge trusts them for their results. ----
+
+KB_SEED = 42  # KernelBench's seed: torch.manual_seed(42) before Model(*init) (and ModelNew's)
+
+
+def _kb_import(path, name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _kb_jsonable(x):
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return True
+    if isinstance(x, (list, tuple)):
+        return all(_kb_jsonable(v) for v in x)
+    return False
+
+
+def _kb_error(ex, tb, path):
+    import traceback
+    line = 0
+    for fr in traceback.extract_tb(tb):
+        if fr.filename == path:
+            line = fr.lineno
+    text = str(ex).strip().splitlines()
+    return "%s%s: %s" % (type(ex).__name__, " (%s:%d)" % (os.path.basename(path), line) if line else "",
+                         (text[-1] if text else "")[:300])
+
+
+def kb_describe(path, seed=KB_SEED):
+    """The trusted describe step: imports the problem file, builds Model under
+    KernelBench's seed, draws get_inputs() and runs forward once on the GPU
+    for the outputs' shapes.  Returns the description (a dict; "ok" false
+    with "error" saying why)."""
+    path = os.path.abspath(path)
+    out = {"ok": False}
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001
+        out["error"] = "torch is not importable by %s: %s: %s" % (sys.executable, type(e).__name__, e)
+        return out
+    if not os.path.isfile(path):
+        out["error"] = "no problem file %s" % path
+        return out
+    try:
+        mod = _kb_import(path, "kj_problem")
+    except BaseException as ex:  # noqa: BLE001
+        out["error"] = "cannot import the problem: " + _kb_error(ex, sys.exc_info()[2], path)
+        return out
+    missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if not callable(vars(mod).get(n))]
+    if missing:
+        out["error"] = "the problem file defines no %s (a KernelBench problem has Model, get_inputs and " \
+                       "get_init_inputs)" % ", ".join(missing)
+        out["kind"] = "problem"
+        return out
+    if not torch.cuda.is_available():
+        out["error"] = "torch sees no CUDA device (torch %s)" % torch.__version__
+        return out
+    try:
+        torch.manual_seed(seed)
+        init = list(mod.get_init_inputs())
+        if not _kb_jsonable(init):
+            out["error"] = "get_init_inputs() returns %s: kjudge passes only numbers, strings and lists of them" \
+                % ", ".join(type(v).__name__ for v in init if not _kb_jsonable(v))
+            out["kind"] = "problem"
+            return out
+        torch.manual_seed(seed)
+        model = mod.Model(*init)
+        torch.manual_seed(seed)
+        inputs = list(mod.get_inputs())
+        desc = []
+        for i, x in enumerate(inputs):
+            if isinstance(x, torch.Tensor):
+                d = {"tensor": True, "shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", "")}
+                if x.numel() and x.dtype != torch.bool:
+                    d["min"], d["max"] = float(x.min()), float(x.max())
+                desc.append(d)
+            elif _kb_jsonable(x):
+                desc.append({"tensor": False, "value": x})
+            else:
+                out["error"] = "get_inputs() item %d is a %s: kjudge passes tensors, numbers, strings and lists" \
+                    % (i, type(x).__name__)
+                out["kind"] = "problem"
+                return out
+        model = model.cuda()
+        with torch.no_grad():
+            y = model(*[x.cuda() if isinstance(x, torch.Tensor) else x for x in inputs])
+        torch.cuda.synchronize()
+        ys = y if isinstance(y, (tuple, list)) else (y,)
+        outs = []
+        for i, r in enumerate(ys):
+            if not isinstance(r, torch.Tensor):
+                out["error"] = "forward returns a %s as output %d, not a tensor" % (type(r).__name__, i)
+                return out
+            outs.append({"shape": list(r.shape), "dtype": str(r.dtype).replace("torch.", "")})
+    except BaseException as ex:  # noqa: BLE001
+        out["error"] = _kb_error(ex, sys.exc_info()[2], path)
+        return out
+    return {"ok": True, "problem": path, "seed": seed, "init": init, "inputs": desc, "outputs": outs,
+            "training": bool(model.training), "torch": torch.__version__}
+
+
+def kb_forward_args(kb, tensors):
+    """forward's arguments: the tensor inputs in order, the scalars the
+    problem's get_inputs gave in their places."""
+    it = iter(tensors)
+    return [next(it) if d.get("tensor") else d.get("value") for d in kb["inputs"]]
+
+
+def serve_reference(abi, problem):
+    """The trusted reference worker (--reference PROBLEM): the wire protocol
+    of the worker, for the judge's CUDA track.  LOAD builds the problem's
+    Model under KernelBench's seed twice: once in the problem's dtype (the
+    eager baseline) and a float64 copy (the ground truth), in the module's
+    own mode.  A CALL's arguments are the inputs (the problem's dtypes), the
+    outputs (its dtypes) and the outputs as float64; its one dim picks the
+    work: 0 the float64 reference (inputs cast to float64, written into the
+    float64 outputs), 1 the baseline (written into the outputs; timed with
+    CUDA events, as a train when reps > 1), 2 the problem's own get_inputs()
+    values under its seed, written into the inputs."""
+    import copy
+    import socket
+    import time
+    kb = abi.get("kb") or {}
+    sock = socket.socket(fileno=WIRE_FD)
+    s = STRUCTS
+    clock = time.perf_counter_ns
+    tens = [a for a in abi.get("args", []) if a["kind"] != "output"]
+    outs = [a for a in abi.get("args", []) if a["kind"] == "output"]
+    st = {"torch": None, "arena": None, "ptr": 0, "size": 0}
+
+    def send(b):
+        try:
+            sock.send(b)
+        except OSError:
+            os._exit(EXIT_NO_REPLY)
+
+    def ok(seq, w=-1, g=-1, d=-1):
+        send(s[OK].pack(OK, seq, w, g, d))
+
+    def err(seq, text, ce=0):
+        send(s[ERROR].pack(ERROR, seq, ce, text.encode("utf-8", "replace")[:WIRE_TEXT_MAX - 1]))
+        if ce:
+            os._exit(EXIT_CUDA)
+
+    def setup(device):
+        if st["torch"] is not None:
+            return None
+        try:
+            import torch
+            import cupy
+            from cupy.cuda import runtime as rt
+        except Exception as e:  # noqa: BLE001
+            return "kjudge-env: cannot import torch/cupy: %s: %s" % (type(e).__name__, e)
+        try:
+            torch.cuda.set_device(device)
+            cupy.cuda.Device(device).use()
+            stream = rt.streamCreateWithFlags(1)
+            torch.cuda.set_stream(torch.cuda.ExternalStream(stream, device=device))
+            st.update(torch=torch, cupy=cupy, rt=rt, stream=stream, ev0=rt.eventCreate(), ev1=rt.eventCreate(),
+                      device=device)
+        except Exception as e:  # noqa: BLE001
+            return "CUDA setup failed: %s: %s" % (type(e).__name__, e)
+        return None
+
+    def load(seq, m):
+        _, _, nptr, ndim, cuda, device, path, _sym = s[LOAD].unpack(m)
+        path = path.split(b"\0", 1)[0].decode("utf-8", "replace")
+        why = setup(device) if cuda else "the reference worker runs only on the CUDA track"
+        if why:
+            return err(seq, why)
+        if nptr != len(tens) + 2 * len(outs) or ndim != 1:
+            return err(seq, "LOAD has %d tensors and %d dims; the reference takes %d and 1" %
+                       (nptr, ndim, len(tens) + 2 * len(outs)))
+        torch = st["torch"]
+        try:
+            mod = _kb_import(path, "kj_problem")
+            init = kb.get("init", [])
+            with torch.no_grad():
+                torch.manual_seed(kb.get("seed", KB_SEED))
+                model = mod.Model(*init).cuda()
+                st["base"] = model
+                st["ref"] = copy.deepcopy(model).double()
+                st["mod"] = mod
+        except BaseException as ex:  # noqa: BLE001
+            return err(seq, "cannot build the problem's Model: " + _kb_error(ex, sys.exc_info()[2], path))
+        st["nptr"] = nptr
+        return ok(seq)
+
+    def arena(seq, m):
+        _, _, size, device, _, handle = s[ARENA_CUDA].unpack(m)
+        why = setup(device)
+        if why:
+            return err(seq, why)
+        torch, cupy, rt = st["torch"], st["cupy"], st["rt"]
+        try:
+            if st["ptr"]:
+                st["arena"] = None
+                rt.ipcCloseMemHandle(st["ptr"])
+                st["ptr"], st["size"] = 0, 0
+            if size:
+                ptr = rt.ipcOpenMemHandle(bytes(handle))
+                mem = cupy.cuda.UnownedMemory(ptr, size, None, device)
+                arr = cupy.ndarray((size,), dtype=cupy.uint8, memptr=cupy.cuda.MemoryPointer(mem, 0))
+                st["arena_cp"] = arr
+                st["arena"] = torch.as_tensor(arr, device="cuda")
+                st["ptr"], st["size"] = ptr, size
+        except Exception as ex:  # noqa: BLE001
+            return err(seq, "CUDA error %s (in cudaIpcOpenMemHandle)" % ex, 999)
+        return ok(seq)
+
+    def call(seq, m):
+        vals = s[CALL].unpack(m)
+        nptr, ndim, reps, stride = vals[2], vals[3], max(vals[5], 1), vals[6]
+        offs = vals[7:7 + WIRE_MAX_PTR]
+        mode = vals[7 + WIRE_MAX_PTR]
+        torch = st["torch"]
+        if st["arena"] is None or "base" not in st or nptr != st["nptr"] or ndim != 1:
+            return err(seq, "the reference worker was not loaded, or the CALL does not fit its LOAD")
+        specs = tens + outs + [dict(a, dtype="f64") for a in outs]
+        size = dict(DTYPE_SIZE, f64=8)
+
+        def views(r):
+            vs = []
+            for i, a in enumerate(specs):
+                shape = [_eval_dim(x, {}) for x in a["shape"]]
+                n = 1
+                for d in shape:
+                    n *= d
+                o = offs[i] + r * stride
+                if o + n * size[a["dtype"]] > st["size"]:
+                    raise ValueError("argument %d is outside the arena" % i)
+                dt = torch.float64 if a["dtype"] == "f64" else getattr(torch, DTYPES[a["dtype"]])
+                vs.append(st["arena"][o:o + n * size[a["dtype"]]].view(dt).view(shape))
+            return vs
+        try:
+            calls = [views(r) for r in range(reps if mode == 1 else 1)]
+        except Exception as ex:  # noqa: BLE001
+            return err(seq, str(ex))
+        nt, no = len(tens), len(outs)
+        rt, stream = st["rt"], st["stream"]
+        try:
+            torch.set_grad_enabled(False)
+            if mode == 2:
+                # the problem's own get_inputs() values, as the describe
+                # step drew them, into the inputs
+                torch.manual_seed(kb.get("seed", KB_SEED))
+                xs = [x for x in st["mod"].get_inputs() if isinstance(x, torch.Tensor)]
+                if len(xs) != nt:
+                    return err(seq, "get_inputs() gave %d tensors, the description %d" % (len(xs), nt))
+                for v, x in zip(calls[0][:nt], xs):
+                    v.copy_(x.reshape(v.shape))
+                rt.deviceSynchronize()
+                return ok(seq)
+            if mode == 0:
+                vs = calls[0]
+                args = kb_forward_args(kb, [v.double() if v.is_floating_point() else v for v in vs[:nt]])
+                y = st["ref"](*args)
+                ys = y if isinstance(y, (tuple, list)) else (y,)
+                if len(ys) != no:
+                    return err(seq, "the problem's forward returned %d tensors, not %d" % (len(ys), no))
+                for r, o in zip(ys, vs[nt + no:]):
+                    o.copy_(r.reshape(o.shape))
+                rt.deviceSynchronize()
+                return ok(seq)
+            results = []
+            t0 = clock()
+            rt.eventRecord(st["ev0"], stream)
+            for vs in calls:
+                results.append(st["base"](*kb_forward_args(kb, vs[:nt])))
+            rt.eventRecord(st["ev1"], stream)
+            rt.eventSynchronize(st["ev1"])
+            t1 = clock()
+            gpu_ms = rt.eventElapsedTime(st["ev0"], st["ev1"])
+            for y, vs in zip(results, calls):
+                ys = y if isinstance(y, (tuple, list)) else (y,)
+                for r, o in zip(ys, vs[nt:nt + no]):
+                    o.copy_(r.reshape(o.shape))
+            rt.deviceSynchronize()
+            return ok(seq, t1 - t0, int(gpu_ms * 1e6), t1 - t0)
+        except BaseException as ex:  # noqa: BLE001
+            msg = str(ex)
+            ce = 999 if ("CUDA error" in msg or "illegal memory" in msg) else 0
+            return err(seq, "the problem's forward failed: " + _kb_error(ex, sys.exc_info()[2], problem), ce)
+
+    send(s[HELLO].pack(HELLO, 0, WIRE_VERSION, os.getpid()))
+    hdr = struct.Struct("<II")
+    sizes = {t: x.size for t, x in s.items()}
+    while True:
+        try:
+            m, anc, _, _ = sock.recvmsg(1 << 16, socket.CMSG_SPACE(4 * 8))
+        except OSError:
+            return EXIT_NO_REPLY
+        for lvl, typ, data in anc:
+            if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
+                for k in range(len(data) // 4):
+                    os.close(struct.unpack_from("<i", data, 4 * k)[0])
+        if not m:
+            return EXIT_DONE
+        if len(m) < 8:
+            return EXIT_BAD_REQUEST
+        typ, seq = hdr.unpack_from(m)
+        if sizes.get(typ) != len(m) or typ in (HELLO, OK, ERROR):
+            return EXIT_BAD_REQUEST
+        if typ == NOP:
+            ok(seq)
+        elif typ == SETUP:
+            _, _, cuda, device = s[SETUP].unpack(m)
+            why = setup(device) if cuda else "the reference worker runs only on the CUDA track"
+            if why:
+                err(seq, why)
+            else:
+                ok(seq)
+        elif typ == LOAD:
+            load(seq, m)
+        elif typ == ARENA:
+            ok(seq) if not s[ARENA].unpack(m)[2] else err(seq, "the reference worker has no host arena")
+        elif typ == ARENA_CUDA:
+            arena(seq, m)
+        elif typ == CALL:
+            call(seq, m)
+        elif typ == PROBE:
+            ok(seq, 0, 0, 0)
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(prog="kjudge_pyworker.py", description=__doc__.split("\n\n")[0])
@@ -1464,9 +1811,16 @@ def main(argv):
     ap.add_argument("--result-fd", type=int, default=1, help="where --build writes its JSON lines")
     ap.add_argument("--seccomp", default="", help="the judge's seccomp filter (raw BPF), installed at the end of SETUP")
     ap.add_argument("--uses", default="", help="what the source names: triton,inline (load_inline): warmed up")
+    ap.add_argument("--describe", metavar="PROBLEM",
+                    help="print one JSON line describing a KernelBench problem file (trusted; runs its code)")
+    ap.add_argument("--reference", metavar="PROBLEM",
+                    help="serve as the trusted reference worker of a KernelBench problem file (the judge runs it)")
     ap.add_argument("--trace", action="store_true",
                     help="print each call's phases (ms) on stderr, the candidate's log ($KJ_PYWORKER_TRACE)")
     a = ap.parse_args(argv)
+    if a.describe:
+        print(json.dumps(kb_describe(a.describe)))
+        return 0
     if a.probe:
         print(json.dumps(probe(a.backend)))
         return 0
@@ -1485,6 +1839,9 @@ def main(argv):
         print("kjudge_pyworker: --abi is not JSON", file=sys.stderr)
         return EXIT_BAD_REQUEST
     uses = tuple(u for u in a.uses.split(",") if u)
+    if a.reference:
+        _set_caches(a.cache)
+        return serve_reference(abi, a.reference)
     if a.build:
         return build(a.build, a.backend, abi, a.cache, a.entry or abi.get("entry", ""), a.result_fd, uses)
     return serve(a.backend, abi, a.cache, a.trace, a.seccomp or None, uses)

@@ -47,6 +47,23 @@ int kj_py_filter_export(int fd, struct kj_err *err);
  * naming the thread that is not; -1 with why when pid cannot be read. */
 int kj_py_filter_on(pid_t pid, char *why, size_t len);
 
+/* The task of a KernelBench problem file (docs/kernelbench.md, "KernelBench
+ * problem files as tasks"): the trusted describe step (`kjudge_pyworker.py
+ * --describe PROBLEM` in $KJ_PYTHON, which imports the problem, builds its
+ * Model under KernelBench's seed and runs forward once on the GPU for the
+ * outputs' shapes), cached under <cache>/kbdesc/ by the sha256 of the
+ * problem file, the worker script and the interpreter's path, then
+ * kj_task_from_kernelbench.  cache_dir: kj_cache_dir's override (NULL: the
+ * default); include_dir: the candidate headers' folder, beside which the
+ * worker script is found (or $KJ_PYWORKER).  Returns 0 with *out set
+ * (kj_task_free), KJ_E_NOTFOUND (no such file), KJ_E_PARSE (the file is not
+ * a KernelBench problem: no Model, get_inputs or get_init_inputs, or what
+ * they give kjudge cannot pass), or KJ_E_WORKER / KJ_E_UNSUPPORTED (the
+ * describe step failed: no python3 or torch, no CUDA device, the problem's
+ * code raised; the message has the exception's last line). */
+int kj_kb_task_load(const char *problem, const char *cache_dir, const char *include_dir, kj_task **out,
+		    struct kj_err *err);
+
 /* "torch.float32" for a task dtype. */
 const char *kj_dtype_torch_name(kj_dtype d);
 

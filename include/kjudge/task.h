@@ -122,6 +122,11 @@ typedef struct kj_task {
 	 * f32.  Verdicts name it as baseline_math "tf32" or "strict-f32". */
 	int tf32;
 	int has_tf32; /* a tf32 line was given */
+	/* a KernelBench problem file's task (kj_task_from_kernelbench), NULL for
+	 * a .kt task: the problem's description as compact JSON (its path, init
+	 * arguments, the forward's arguments with scalar values, the seed), which
+	 * the reference worker and the candidate's worker read; owned */
+	char *kb;
 	/* owned expression pool */
 	int nexprs, capexprs;
 	kj_expr **exprs;
@@ -135,6 +140,22 @@ int kj_task_parse(const char *text, size_t len, const char *path, kj_task **out,
 /* Reads and parses a file. */
 int kj_task_load(const char *path, kj_task **out, struct kj_err *err);
 void kj_task_free(kj_task *t);
+
+/* The task of a KernelBench problem file (docs/kernelbench.md, "KernelBench
+ * problem files as tasks") from its description: the JSON line that
+ * `kjudge_pyworker.py --describe PROBLEM` prints ({"ok": true, "problem":
+ * path, "init": [...], "seed": S, "inputs": [{"tensor": true, "shape": [..],
+ * "dtype": "float32", "min": .., "max": ..} | {"tensor": false, "value": v}],
+ * "outputs": [{"shape": [..], "dtype": ..}]}).  The task has no op nodes:
+ * tensor inputs x0.. (normal draws; integers drawn in the range the
+ * problem's own get_inputs used), outputs y0.., one binding that is the
+ * check and the bench shape (the problem's), no dim symbols, the judge's
+ * tolerance by dtype, id "kernelbench/level1/19_ReLU" (the level from a
+ * levelN folder in path, else "kernelbench/19_ReLU"), kb set.  Returns 0
+ * with *out set (kj_task_free), or KJ_E_PARSE (not a description) /
+ * KJ_E_UNSUPPORTED (a dtype or shape kjudge cannot judge) with err->msg
+ * naming path and what is wrong. */
+int kj_task_from_kernelbench(const char *json, const char *path, kj_task **out, struct kj_err *err);
 
 /* Counts of declared tensors. */
 int kj_task_count(const kj_task *t, kj_value_kind k);

@@ -78,7 +78,8 @@ enum {
 	KJ_CLI_OPT_SEED_SECRET,
 	KJ_CLI_OPT_SEED_SECRET_FILE,
 	KJ_CLI_OPT_UNSAFE,
-	KJ_CLI_OPT_MAX_NOISE
+	KJ_CLI_OPT_MAX_NOISE,
+	KJ_CLI_OPT_KB_DIR
 };
 #define KJ_CLI_JUDGE_LONGOPTS                                                                        \
 	{ "seeds", 1, 0, KJ_CLI_OPT_SEEDS }, { "no-perf", 0, 0, KJ_CLI_OPT_NO_PERF },                \
@@ -86,7 +87,7 @@ enum {
 	{ "policy", 1, 0, KJ_CLI_OPT_POLICY }, { "cache", 1, 0, KJ_CLI_OPT_CACHE },                  \
 	{ "unsafe-no-sandbox", 0, 0, KJ_CLI_OPT_UNSAFE },                                           \
 	{ "seed-secret-file", 1, 0, KJ_CLI_OPT_SEED_SECRET_FILE },                                  \
-	{ "max-noise", 1, 0, KJ_CLI_OPT_MAX_NOISE }
+	{ "max-noise", 1, 0, KJ_CLI_OPT_MAX_NOISE }, { "kernelbench-dir", 1, 0, KJ_CLI_OPT_KB_DIR }
 /* Their --help wording, for each command's own column layout. */
 #define KJ_CLI_HELP_SEEDS "correctness seeds per shape (default 5)"
 #define KJ_CLI_HELP_NO_PERF "stop after correctness"
@@ -135,6 +136,12 @@ void kj_cli_judge_paths(char *worker, size_t wl, char *inc, size_t il);
 void kj_cli_db_path(const char *db_arg, const char *name, char *out, size_t n);
 
 int cmd_tasks(int argc, char **argv);
+/* tasks --kernelbench DIR (cmd_kbtasks.c): the problems of a KernelBench
+ * checkout (DIR/KernelBench/levelN or DIR/levelN), level by level and by
+ * number, with their shapes from the describe step unless !shapes; a
+ * problem that cannot be described is listed with its error.  Returns an
+ * exit code (2: no problems there). */
+int kj_cli_kb_tasks(const char *dir, int level, int shapes, int json);
 int cmd_show(int argc, char **argv);
 int cmd_prompt(int argc, char **argv);
 int cmd_eval(int argc, char **argv);

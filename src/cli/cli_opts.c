@@ -50,6 +50,12 @@ int kj_cli_eval_option(const char *cmd, int opt, const char *arg, struct kj_eval
 	case KJ_CLI_OPT_CACHE:
 		o->cache_dir = arg;
 		return 1;
+	case KJ_CLI_OPT_KB_DIR:
+		/* read where tasks are loaded (kj_cli_load_task), which takes
+		 * no options: the environment carries it there */
+		if (setenv("KJ_KERNELBENCH_DIR", arg, 1))
+			return kj_cli_usage_error(cmd, "--kernelbench-dir: cannot set KJ_KERNELBENCH_DIR");
+		return 1;
 	case KJ_CLI_OPT_NO_CACHE:
 		o->no_cache = 1;
 		return 1;

@@ -129,6 +129,9 @@ int cmd_eval(int argc, char **argv)
 			     "  --backend cpu|cuda|triton|kernelbench\n"
 			     "                       track (default cpu; a .cu file selects cuda, a .py file\n"
 			     "                       triton; kernelbench: a KernelBench ModelNew file)\n"
+			     "                       (TASK a KernelBench problem file PROBLEM.py: kernelbench)\n"
+			     "  --kernelbench-dir DIR a KernelBench checkout: TASK may be level1/19_ReLU\n"
+			     "                       (or set KJ_KERNELBENCH_DIR)\n"
 			     "  --seeds N            " KJ_CLI_HELP_SEEDS "\n"
 			     "  --json               print one kjudge.verdict/1 JSON object\n"
 			     "  --no-perf            " KJ_CLI_HELP_NO_PERF "\n"
@@ -172,6 +175,18 @@ int cmd_eval(int argc, char **argv)
 	if (kj_cli_load_task(argv[optind], &t, &err)) {
 		fprintf(stderr, "kjudge eval: %s\n", err.msg);
 		return kj_cli_task_exit(err.code);
+	}
+	/* a KernelBench problem file: its candidates are ModelNew files */
+	if (t->kb) {
+		int explicit_backend = 0;
+		for (int i = 1; i < argc; i++)
+			explicit_backend |= !strncmp(argv[i], "--backend", 9);
+		if (explicit_backend && o.backend != KJ_BACKEND_KERNELBENCH) {
+			kj_task_free(t);
+			return kj_cli_usage_error("eval", "%s is a KernelBench problem: its candidates are judged with "
+						  "--backend kernelbench", argv[optind]);
+		}
+		o.backend = KJ_BACKEND_KERNELBENCH;
 	}
 	if (kj_cli_read_file(argv[optind + 1], &src, &len, &err)) {
 		fprintf(stderr, "kjudge eval: %s\n", err.msg);

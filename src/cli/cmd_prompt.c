@@ -161,6 +161,12 @@ int cmd_prompt(int argc, char **argv)
 		po.shots = shots; /* worked examples in a refinement prompt too */
 	po.root = kj_cli_root();
 	kj_err_init(&err);
+	/* a KernelBench problem file: the kernelbench backend's prompt */
+	{
+		size_t n = strlen(argv[optind]);
+		if (n > 3 && !strcmp(argv[optind] + n - 3, ".py"))
+			po.backend = KJ_BACKEND_KERNELBENCH;
+	}
 	if (po.backend == KJ_BACKEND_CUDA && !no_calib) {
 		if (calib_file) {
 			if (calib_of_file(calib_file, &cal, &err)) {
@@ -218,6 +224,8 @@ int cmd_prompt(int argc, char **argv)
 		prev.round = round - 1;
 		prev.next_round = round;
 	}
+	if (t->kb)
+		po.backend = KJ_BACKEND_KERNELBENCH;
 	if (kj_backend_is_python(po.backend)) {
 		/* the Python tracks have their own text (prompt_py.c); refine and
 		 * few-shot prompts are the CUDA and CPU tracks' for now */

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
@@ -192,6 +193,52 @@ static int cmd_token(int argc, char **argv)
 	return rc;
 }
 
+/* Appends the problem files of the KernelBench checkout at dir
+ * (dir/KernelBench/levelN or dir/levelN, each NAME.py) to the served tasks,
+ * with ids kernelbench/levelN/NAME.  Returns 0, or -1 out of memory. */
+static int add_kernelbench(const char *dir, char ***paths, char ***ids, int *n)
+{
+	char base[PATH_MAX + 32], ldir[PATH_MAX + 64];
+	struct stat st;
+	snprintf(base, sizeof(base), "%s/KernelBench", dir);
+	if (stat(base, &st) || !S_ISDIR(st.st_mode))
+		snprintf(base, sizeof(base), "%s", dir);
+	for (int l = 1; l <= 9; l++) {
+		char **lp = NULL;
+		int ln = 0;
+		snprintf(ldir, sizeof(ldir), "%s/level%d", base, l);
+		if (kj_cli_list_dir(ldir, ".py", &lp, &ln) || ln == 0) {
+			kj_cli_free_list(lp, ln);
+			continue;
+		}
+		for (int i = 0; i < ln; i++) {
+			char **np = realloc(*paths, (size_t)(*n + 1) * sizeof(char *));
+			char **ni = np ? realloc(*ids, (size_t)(*n + 1) * sizeof(char *)) : NULL;
+			const char *b = strrchr(lp[i], '/');
+			char id[PATH_MAX + 64];
+			if (np)
+				*paths = np;
+			if (!np || !ni) {
+				kj_cli_free_list(lp, ln);
+				return -1;
+			}
+			*ids = ni;
+			b = b ? b + 1 : lp[i];
+			snprintf(id, sizeof(id), "kernelbench/level%d/%.*s", l, (int)(strlen(b) - 3), b);
+			(*paths)[*n] = lp[i];
+			lp[i] = NULL;
+			if (!((*ids)[*n] = strdup(id))) {
+				free((*paths)[*n]);
+				kj_cli_free_list(lp, ln);
+				return -1;
+			}
+			(*n)++;
+		}
+		kj_cli_free_list(lp, ln);
+	}
+	return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -338,6 +385,13 @@ int cmd_serve(int argc, char **argv)
 			const char *rel = strncmp(paths[i], tdir, tl) ? paths[i] : paths[i] + tl;
 			ids[i] = strndup(rel, strlen(rel) - (l > 3 ? 3 : 0));
 		}
+	}
+	/* with --kernelbench-dir (KJ_KERNELBENCH_DIR): the checkout's problem
+	 * files too, by id (kernelbench/level1/19_ReLU) */
+	if (getenv("KJ_KERNELBENCH_DIR") && *getenv("KJ_KERNELBENCH_DIR") &&
+	    add_kernelbench(getenv("KJ_KERNELBENCH_DIR"), &paths, &ids, &n)) {
+		fprintf(stderr, "kjudge serve: out of memory\n");
+		return KJ_EXIT_JUDGE;
 	}
 	o.task_ids = (const char *const *)ids;
 	o.task_paths = (const char *const *)paths;

@@ -21,7 +21,10 @@ int cmd_tasks(int argc, char **argv)
 {
 	static const struct option lo[] = { { "level", 1, 0, 'l' }, { "category", 1, 0, 'c' },
 					    { "suite", 1, 0, 's' }, { "json", 0, 0, 'j' },
+					    { "kernelbench", 1, 0, 'k' }, { "no-shapes", 0, 0, 'n' },
 					    { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+	const char *kbdir = NULL;
+	int shapes = 1;
 	int level = 0, json = 0, c, n, bad = 0, shown = 0, in_suite, seen_level = 0, seen_cat = 0, seen_suite = 0;
 	char cats[1024] = "";
 	const char *cat = NULL, *suite = NULL;
@@ -53,8 +56,18 @@ int cmd_tasks(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'k':
+			kbdir = optarg;
+			break;
+		case 'n':
+			shapes = 0;
+			break;
 		case 'h':
-			puts("usage: kjudge tasks [--level N] [--category C] [--suite S] [--json]\n\n"
+			puts("usage: kjudge tasks [--level N] [--category C] [--suite S] [--json]\n"
+			     "       kjudge tasks --kernelbench DIR [--level N] [--no-shapes] [--json]\n\n"
+			     "--kernelbench DIR lists the problem files of a KernelBench checkout as tasks (level,\n"
+			     "number, name, and their shapes from the describe step, which needs torch and a GPU;\n"
+			     "--no-shapes: without it).\n"
 			     "Lists every task under tasks/ (a suite is a folder there: level1, level2...).\n"
 			     "Every task is parsed and checked; a task that fails to load is reported and\n"
 			     "makes the command exit 2 (a task error).");
@@ -68,6 +81,12 @@ int cmd_tasks(int argc, char **argv)
 	if (optind < argc) {
 		json_decref(arr);
 		return kj_cli_usage_error("tasks", "unexpected argument '%s'", argv[optind]);
+	}
+	if (kbdir) {
+		json_decref(arr);
+		if (cat || suite)
+			return kj_cli_usage_error("tasks", "--kernelbench takes --level, not --category or --suite");
+		return kj_cli_kb_tasks(kbdir, level, shapes, json);
 	}
 	kj_err_init(&err);
 	if (kj_cli_list_tasks(&paths, &n, &err)) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "kjudge/python.h"
 #include "kjudge/version.h"
 #include "kjudge/fsutil.h"
 
@@ -126,6 +127,12 @@ int kj_cli_load_task(const char *arg, kj_task **out, struct kj_err *err)
 	char path[PATH_MAX + 64];
 	size_t n = strlen(arg);
 	struct stat st;
+	const char *kbdir = getenv("KJ_KERNELBENCH_DIR");
+	char inc[PATH_MAX + 32];
+	snprintf(inc, sizeof(inc), "%s/include/candidate", kj_cli_root());
+	/* a KernelBench problem file (docs/kernelbench.md) */
+	if (n > 3 && !strcmp(arg + n - 3, ".py"))
+		return kj_kb_task_load(arg, NULL, inc, out, err);
 	/* a path (a FIFO or a folder is refused there, by what it is) */
 	if ((n > 3 && !strcmp(arg + n - 3, ".kt")) || stat(arg, &st) == 0)
 		return kj_task_load(arg, out, err);
@@ -134,6 +141,24 @@ int kj_cli_load_task(const char *arg, kj_task **out, struct kj_err *err)
 		if (c[0] == '/' || (c[0] == '.' && (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2])))))
 			return kj_err_set(err, KJ_E_USAGE, "task name '%s' has an empty, '.' or '..' part: a task is "
 					  "named by its path under tasks/ without .kt (level1/relu)", arg);
+	/* a problem of the KernelBench checkout at $KJ_KERNELBENCH_DIR
+	 * (--kernelbench-dir): level1/19_ReLU, or the task's id
+	 * kernelbench/level1/19_ReLU; after the check above, so that a name
+	 * never leads out of the checkout */
+	if (kbdir && *kbdir) {
+		const char *rel = !strncmp(arg, "kernelbench/", 12) ? arg + 12 : arg;
+		snprintf(path, sizeof(path), "%s/KernelBench/%s.py", kbdir, rel);
+		if (!is_file(path))
+			snprintf(path, sizeof(path), "%s/%s.py", kbdir, rel);
+		if (is_file(path))
+			return kj_kb_task_load(path, NULL, inc, out, err);
+		if (rel != arg)
+			return kj_err_set(err, KJ_E_NOTFOUND, "unknown KernelBench problem '%s': no %s/KernelBench/%s.py",
+					  arg, kbdir, rel);
+	} else if (!strncmp(arg, "kernelbench/", 12)) {
+		return kj_err_set(err, KJ_E_NOTFOUND, "task '%s' is a KernelBench problem: say where the KernelBench "
+				  "checkout is (--kernelbench-dir DIR or KJ_KERNELBENCH_DIR)", arg);
+	}
 	snprintf(path, sizeof(path), "%s/tasks/%s.kt", kj_cli_root(), arg);
 	if (!is_file(path))
 		return kj_err_set(err, KJ_E_NOTFOUND,

@@ -40,6 +40,42 @@ static void tolerance(const kj_task *t, char *buf, size_t len)
 			 "float32, 1e-2 for float16/bfloat16, integers exact, NaN and Inf must match");
 }
 
+/* A KernelBench problem file's prompt: the problem's own source and the
+ * contract under which ModelNew is judged against it (docs/kernelbench.md). */
+static int prompt_problem(const kj_task *t, FILE *out, struct kj_err *err)
+{
+	char *src, tol[512];
+	size_t len;
+	if (kj_cli_read_file(t->path, &src, &len, err))
+		return err->code;
+	tolerance(t, tol, sizeof(tol));
+	fprintf(out, "You are writing a KernelBench-format PyTorch module whose computation runs in your own GPU\n"
+		     "kernels (CUDA C++ built with torch.utils.cpp_extension.load_inline, or Triton), on an\n"
+		     "NVIDIA GPU such as the H200.  Make it correct first, then as fast as you can.\n\n"
+		     "## Task: %s\n\nThe reference architecture:\n\n```python\n%s%s```\n\n", t->id, src,
+		len && src[len - 1] != '\n' ? "\n" : "");
+	free(src);
+	fprintf(out,
+		"## What to write\n\nOne Python file defining `class ModelNew(nn.Module)` that computes what `Model`\n"
+		"computes:\n\n"
+		"- The judge calls `torch.manual_seed(42)`, then `ModelNew(*get_init_inputs())` with the values\n"
+		"  above, then `.cuda()`, as it builds `Model` (so parameters created as `Model` creates them get\n"
+		"  the same values); no `.eval()`: the module's own mode, as `Model`'s.\n"
+		"- `forward` gets the arguments `get_inputs()` returns, in that order: tensors as CUDA tensors of\n"
+		"  the same shapes and dtypes with new values on every call, other values as given.  Return\n"
+		"  plain torch.Tensor objects of exactly `Model`'s output shapes and dtypes.\n"
+		"- The computation must run in your own kernels: torch operators doing it are counted and\n"
+		"  flag the verdict `fallback` (`--policy strict` rejects it); so does CUDA source calling\n"
+		"  cuBLAS, cuDNN, CUTLASS or Thrust.  Launch on at::cuda::getCurrentCUDAStream().\n"
+		"- Never write to an input; do not keep results between calls.\n"
+		"- Correctness, against `Model` in float64 (inputs and weights cast to float64), on 5 input\n"
+		"  draws (normal, uniform(-1,1), and draws with 0.1%% outliers x50): %s.\n"
+		"- Timing: CUDA events around your forward after an L2 flush, against `Model`'s forward in\n"
+		"  PyTorch eager timed the same way.\n\n"
+		"Answer with one fenced code block holding the complete Python file.\n", tol);
+	return 0;
+}
+
 int kj_cli_prompt_python(const kj_task *t, kj_backend be, FILE *out, struct kj_err *err)
 {
 	char sig[8192], tol[512];
@@ -47,6 +83,8 @@ int kj_cli_prompt_python(const kj_task *t, kj_backend be, FILE *out, struct kj_e
 	size_t ktlen;
 	int nops, kb = be == KJ_BACKEND_KERNELBENCH;
 	const kj_op *ops;
+	if (t->kb)
+		return prompt_problem(t, out, err);
 	if (kj_task_py_signature(t, be, sig, sizeof(sig)))
 		return kj_err_set(err, KJ_E_UNSUPPORTED, "%s: the signature does not fit in %zu bytes", t->id,
 				  sizeof(sig));

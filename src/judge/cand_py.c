@@ -168,6 +168,21 @@ static int find_worker(const struct kj_eval_opts *o, char *out, size_t len, stru
 	return kj_err_set(err, KJ_E_NOTFOUND, "cannot find the Python worker '%s' (set KJ_PYWORKER)", out);
 }
 
+int kjj_py_find_python(char *out, size_t len, struct kj_err *err)
+{
+	return find_python(out, len, err);
+}
+
+int kjj_py_find_worker(const struct kj_eval_opts *o, char *out, size_t len, struct kj_err *err)
+{
+	return find_worker(o, out, len, err);
+}
+
+int kjj_run_capture(char *const argv[], double timeout_s, char *out, size_t cap, int *status, struct kj_err *err)
+{
+	return run_capture(argv, timeout_s, out, cap, status, err);
+}
+
 /* One probe per interpreter, worker and backend in a process: torch's import
  * takes seconds.  probe_cache is read and written under probe_lock. */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -354,6 +369,14 @@ char *kjj_py_abi_json(const kj_task *t)
 	}
 	json_object_set_new(o, "syms", syms);
 	json_object_set_new(o, "args", args);
+	/* a KernelBench problem file's task: its init arguments, seed and the
+	 * forward's scalar arguments, for ModelNew (docs/kernelbench.md) */
+	if (t->kb) {
+		json_error_t je;
+		json_t *kb = json_loads(t->kb, 0, &je);
+		if (kb)
+			json_object_set_new(o, "kb", kb);
+	}
 	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return s;

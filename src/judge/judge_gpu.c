@@ -190,6 +190,12 @@ static int gpu_gen(struct judge *j, struct kjj_shape *s, uint64_t seed, kj_seed_
 	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
+/* a KernelBench problem's own get_inputs() values (ref_kb.c) */
+static int gpu_gen_problem(struct judge *j, struct kjj_shape *s)
+{
+	return kjj_kb_problem_inputs(j, &s->plan, s->base);
+}
+
 static int gpu_gen_timed_async(struct judge *j, struct kjj_shape *s, uint64_t seed)
 {
 	return gen_inputs(j, s, seed, KJ_SEED_DECLARED, 1);
@@ -205,6 +211,8 @@ static int gpu_gen_timed(struct judge *j, struct kjj_shape *s, uint64_t seed)
 static int gpu_run_ref(struct judge *j, struct kjj_shape *s)
 {
 	int rc;
+	if (j->t->kb)
+		return kjj_kb_run(j, &s->plan, s->base, s->ref, 1);
 	for (int i = 0; i < s->nabi; i++) {
 		int vi = s->abi[i];
 		if (kjj_is_output(j->t, vi))
@@ -220,7 +228,7 @@ static int gpu_run_ref(struct judge *j, struct kjj_shape *s)
 
 static int gpu_run_base(struct judge *j, struct kjj_shape *s)
 {
-	int rc = kj_gpu_exec_run(s->base, j->err);
+	int rc = j->t->kb ? kjj_kb_run(j, &s->plan, s->base, s->ref, 0) : kj_gpu_exec_run(s->base, j->err);
 	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
@@ -614,6 +622,8 @@ static int gpu_outputs_vs_base(struct judge *j, struct kjj_shape *s, int bind, i
 
 static int gpu_time_base(struct judge *j, struct kjj_shape *s, double *ms)
 {
+	if (j->t->kb)
+		return kjj_kb_time_base(j, &s->plan, s->base, ms);
 	return kj_gpu_time_exec(j->gpu, s->base, 1, ms, j->err);
 }
 
@@ -625,6 +635,11 @@ static int gpu_time_base(struct judge *j, struct kjj_shape *s, double *ms)
  * buffers, as PyTorch's caching allocator gives back-to-back calls the
  * same ones. */
 #define BASE_TRAIN_PASSES 3
+static int kb_train_gen(struct judge *j, void *ctx, int r)
+{
+	return gpu_gen_timed_async(j, ctx, kj_seed_for(j->o->base_seed ^ 0x62747261ULL, (uint64_t)r));
+}
+
 static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call_ms, double *ms, int *reps_out,
 			       double *spread)
 {
@@ -640,6 +655,13 @@ static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call
 	reps = call_ms > TRAIN_MS / TRAIN_MAX_REPS ? (int)ceil(TRAIN_MS / call_ms) : TRAIN_MAX_REPS;
 	if ((size_t)reps > TRAIN_MAX_BYTES / stride)
 		reps = (int)(TRAIN_MAX_BYTES / stride);
+	/* a KernelBench problem's baseline: its Model's train in the reference
+	 * worker (ref_kb.c) */
+	if (j->t->kb) {
+		rc = kjj_kb_time_train(j, &s->plan, s->base, &reps, kb_train_gen, s, ms, spread);
+		*reps_out = rc ? 0 : reps;
+		return rc;
+	}
 	for (; reps >= 2; reps /= 2) {
 		if (!(rc = kj_gpu_alloc(j->gpu, (size_t)reps * stride, &mem, j->err)))
 			break;
@@ -907,6 +929,7 @@ const struct kjj_track kjj_track_cuda = {
 	.shape_free = gpu_shape_free,
 	.gen = gpu_gen,
 	.gen_timed = gpu_gen_timed,
+	.gen_problem = gpu_gen_problem,
 	.run_ref = gpu_run_ref,
 	.run_base = gpu_run_base,
 	.ref_bufs = gpu_ref_bufs,
@@ -1007,6 +1030,7 @@ out:
 
 void kjj_gpu_release(struct judge *j)
 {
+	kjj_kb_release(j);
 	if (j->garena)
 		kj_gpu_free(j->gpu, j->garena);
 	if (j->snap)
@@ -1055,6 +1079,15 @@ int kjj_baseline_key_text(struct judge *j, int bind, char *out, size_t len)
 	kj_binding_str(j->t, &j->t->binds[bind], bs, sizeof(bs));
 	snprintf(out, len, "%s|%s|%s|%s|%s|%s", KJ_HARNESS_VERSION, KJ_BASELINE_ID, tsha, bs, gi ? gi->uuid : "?",
 		 knobs);
+	/* a KernelBench problem's baseline (and reference) is its Model under
+	 * torch: the description (init arguments, seed, torch's version) keys
+	 * it too */
+	if (j->t->kb) {
+		char ksha[65];
+		size_t n = strlen(out);
+		kj_sha256_hex(j->t->kb, strlen(j->t->kb), ksha);
+		snprintf(out + n, len - n, "|kb:%s", ksha);
+	}
 	return 0;
 }
 

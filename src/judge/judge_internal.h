@@ -127,6 +127,10 @@ struct kjj_track {
 	/* NULL, or fresh inputs for a timed call (the declared distributions,
 	 * drawn by a faster generator than gen's: not the CPU track's bits) */
 	int (*gen_timed)(struct judge *j, struct kjj_shape *s, uint64_t seed);
+	/* NULL, or the task's own example inputs (a KernelBench problem's
+	 * get_inputs() values) into the judge's pristine copies: judged as one
+	 * more seed after the drawn ones */
+	int (*gen_problem)(struct judge *j, struct kjj_shape *s);
 	/* the fp64 reference, and the eager baseline, on the current inputs */
 	int (*run_ref)(struct judge *j, struct kjj_shape *s);
 	int (*run_base)(struct judge *j, struct kjj_shape *s);
@@ -305,6 +309,7 @@ struct judge {
 	int cur_perf;          /* the perf shape being timed, -1 outside the performance stage */
 	uint64_t rc_eval;      /* this evaluation's number for the reference cache, 0 before its
 				* first use: entries it used are not evicted for it */
+	struct kjj_kbref *kbref; /* a KernelBench problem file's reference worker (ref_kb.c), or NULL */
 	const kj_calib *calib; /* NULL when the device has none */
 };
 
@@ -420,6 +425,35 @@ struct kjj_pin {
 };
 int kjj_pin(struct kjj_pin *p);
 void kjj_unpin(struct kjj_pin *p);
+
+/* A KernelBench problem file's task (kj_task.kb, ref_kb.c): its reference
+ * and eager baseline come from the problem's own Model in a trusted Python
+ * reference worker, started at the first use.  kjj_kb_run: the inputs in
+ * base's buffers, the float64 reference into ref's buffers (reference 1) or
+ * the baseline's outputs into base's (0); kjj_kb_time_base: one baseline
+ * forward timed by its CUDA events after the judge's L2 flush.  Each
+ * returns 0 or the judge's error (the problem's code failing is one);
+ * kjj_kb_release stops the worker and frees its arena (kjj_gpu_release). */
+int kjj_kb_run(struct judge *j, const kj_plan *p, kj_gpu_exec *base, kj_gpu_exec *ref, int reference);
+int kjj_kb_time_base(struct judge *j, const kj_plan *p, kj_gpu_exec *base, double *ms);
+void kjj_kb_release(struct judge *j);
+/* The problem's own get_inputs() values (drawn under its seed in the
+ * reference worker) into base's input buffers.  Returns 0 or an error. */
+int kjj_kb_problem_inputs(struct judge *j, const kj_plan *p, kj_gpu_exec *base);
+/* The baseline as a train of *reps calls back to back on fresh inputs each
+ * (gen(j, ctx, r): call r's inputs into base's buffers, enqueued), as the
+ * candidate's short calls are timed: *ms per call (the median of its timed
+ * passes), *spread their relative spread, *reps the calls it held (0: no
+ * room, the single calls stand).  Returns 0 or the judge's error. */
+int kjj_kb_time_train(struct judge *j, const kj_plan *p, kj_gpu_exec *base, int *reps,
+		      int (*gen)(struct judge *, void *, int), void *ctx, double *ms, double *spread);
+/* The Python interpreter ($KJ_PYTHON, else python3 on PATH) and the worker
+ * script (cand_py.c), for the kinds and for ref_kb.c and kbprob.c; and a
+ * program run with its stdout captured (capped), stderr discarded, killed
+ * after timeout_s.  Each returns 0 or an error with err set. */
+int kjj_py_find_python(char *out, size_t len, struct kj_err *err);
+int kjj_py_find_worker(const struct kj_eval_opts *o, char *out, size_t len, struct kj_err *err);
+int kjj_run_capture(char *const argv[], double timeout_s, char *out, size_t cap, int *status, struct kj_err *err);
 
 /* CUDA track helpers (judge_gpu.c). */
 void kjj_gpu_release(struct judge *j);

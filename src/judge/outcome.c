@@ -453,6 +453,10 @@ int kjj_largest_check(const kj_task *t, int smallest)
 			bestv = prod;
 		}
 	}
+	/* a task of one shape (a KernelBench problem file's): its bench shape
+	 * is the check shape too */
+	if (best < 0 && t->nbind > 0)
+		best = 0;
 	return best;
 }
 
@@ -465,6 +469,7 @@ int kjj_correctness_order(const kj_task *t, kj_backend b, int *order, int cap)
 		if (t->binds[i].bench == 0 && i != first)
 			order[n++] = i;
 	for (int i = 0; i < npb && n < cap; i++)
-		order[n++] = pb[i];
+		if (pb[i] != first)
+			order[n++] = pb[i];
 	return n;
 }

@@ -1302,5 +1302,6 @@ void kj_task_free(kj_task *t)
 	free(t->name);
 	free(t->category);
 	free(t->about);
+	free(t->kb);
 	free(t);
 }

@@ -1,0 +1,21 @@
+"""kjudge's own test problem in KernelBench's format: an int init argument
+(the dimension reduced)."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sum(x, dim=self.dim, keepdim=True)
+
+
+def get_inputs():
+    return [torch.randn(32, 1023, 257)]
+
+
+def get_init_inputs():
+    return [1]
