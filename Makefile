@@ -103,8 +103,14 @@ $(BUILD)/libkjudge.a: $(LIB_OBJ)
 $(BUILD)/kjudge: $(CLI_OBJ) $(BUILD)/libkjudge.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libkjudge.a $(LDLIBS)
 
+# The worker links no cuBLAS or cuDNN, whatever the linker's default: the
+# judge flags either in a worker's memory map as a library fallback
+# (src/judge/stages.c, kjj_check_mapped_libs).  Debian's and Ubuntu's gcc
+# link --as-needed by default and so dropped them; clang (make asan) does
+# not, and every verdict of its workers said fallback (cuBLAS, cuDNN).
+WRK_LDLIBS := -Wl,--as-needed $(filter-out -lcublasLt -lcublas -lcudnn,$(LDLIBS))
 $(BUILD)/kjudge-worker: $(WRK_OBJ) $(BUILD)/libkjudge.a
-	$(CC) $(LDFLAGS) -o $@ $(WRK_OBJ) $(BUILD)/libkjudge.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(WRK_OBJ) $(BUILD)/libkjudge.a $(WRK_LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
 	@mkdir -p $(dir $@)
