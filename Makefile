@@ -103,8 +103,22 @@ $(BUILD)/libkjudge.a: $(LIB_OBJ)
 $(BUILD)/kjudge: $(CLI_OBJ) $(BUILD)/libkjudge.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libkjudge.a $(LDLIBS)
 
+# The worker links no cuBLAS or cuDNN, whatever the linker's default: the
+# judge flags either in a worker's memory map as a library fallback
+# (src/judge/stages.c, kjj_check_mapped_libs).  Debian's and Ubuntu's gcc
+# link --as-needed by default and so dropped them; clang (make asan) does
+# not, and every verdict of its workers said fallback (cuBLAS, cuDNN).
+WRK_LDLIBS := -Wl,--as-needed $(filter-out -lcublasLt -lcublas -lcudnn,$(LDLIBS))
+# Under clang's AddressSanitizer the worker takes the sanitizer's runtime as
+# a shared library, as gcc's does by default.  Linked in statically, the
+# runtime defines recvmsg, send, clock_gettime... in the worker itself, the
+# worker calls them through no GOT slot, and the red-team cases that hook
+# its GOT (examples/redteam/2[1-4]_got_*) hooked nothing and tested nothing.
+ifneq ($(and $(findstring clang,$(CC)),$(findstring address,$(SAN))),)
+WRK_LDFLAGS := -shared-libasan -Wl,-rpath,$(shell $(CC) -print-runtime-dir)
+endif
 $(BUILD)/kjudge-worker: $(WRK_OBJ) $(BUILD)/libkjudge.a
-	$(CC) $(LDFLAGS) -o $@ $(WRK_OBJ) $(BUILD)/libkjudge.a $(LDLIBS)
+	$(CC) $(LDFLAGS) $(WRK_LDFLAGS) -o $@ $(WRK_OBJ) $(BUILD)/libkjudge.a $(WRK_LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
 	@mkdir -p $(dir $@)

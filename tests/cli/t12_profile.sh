@@ -57,6 +57,9 @@ expect_success 'without KJUDGE_PROFILE the worker has the sandbox limits: 1 MiB 
 	"$KJ" eval level1/relu "$TMP/limits.c" --backend cpu --no-perf --json >"$TMP/v3.json"
 	test "$(json_get "$TMP/v3.json" status)" = pass
 '
+expect_success 'and its verdict has no flags (the worker itself maps no library the judge flags as a fallback)' '
+	test "$(json_get "$TMP/v3.json" flags)" = "[]"
+'
 expect_success 'with KJUDGE_PROFILE=1 it keeps the judge limits' '
 	test "$(ulimit -n)" -gt 64 &&
 	KJUDGE_PROFILE=1 KJ_WANT=judge KJ_NOFILE=$(ulimit -n) \

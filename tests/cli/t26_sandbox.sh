@@ -141,13 +141,21 @@ expect_success "a --seed-secret given on the command line is overwritten in the 
 	echo "cmdline: $seen"
 	test -n "$seen" && ! echo "$seen" | grep -q "kjargv-$$"'
 
-expect_success "under an inherited hard RLIMIT_AS of 4 GiB a candidate is judged and the verdict names the lowered limit" '
-	( ulimit -v 4194304 &&
-	  "$KJ" eval --json --quiet --no-perf --no-cache level1/relu "$KJ_ROOT/examples/solutions/cpu/relu.c" \
-		>"$TMP/lim.json" ); rc=$?
-	echo "rc $rc limits $(json_get "$TMP/lim.json" limits)"
-	test $rc -eq 0 && test "$(json_get "$TMP/lim.json" status)" = pass &&
-	json_get "$TMP/lim.json" limits | grep -q "worker: RLIMIT_AS 4096 MiB (kjudge asks 8192 MiB)"'
+# AddressSanitizer reserves terabytes of address space as a program starts:
+# a sanitizer build of kjudge cannot start under a 4 GiB RLIMIT_AS at all
+# (and gives its workers none: worker_client.c, KJ_ASAN_BUILD)
+if nm -D "$KJ" 2>/dev/null | grep -q ' __asan_init$'; then
+	n_=$((n_ + 1))
+	echo "ok $n_ # SKIP an AddressSanitizer build of kjudge cannot start under an RLIMIT_AS of 4 GiB"
+else
+	expect_success "under an inherited hard RLIMIT_AS of 4 GiB a candidate is judged and the verdict names the lowered limit" '
+		( ulimit -v 4194304 &&
+		  "$KJ" eval --json --quiet --no-perf --no-cache level1/relu "$KJ_ROOT/examples/solutions/cpu/relu.c" \
+			>"$TMP/lim.json" ); rc=$?
+		echo "rc $rc limits $(json_get "$TMP/lim.json" limits)"
+		test $rc -eq 0 && test "$(json_get "$TMP/lim.json" status)" = pass &&
+		json_get "$TMP/lim.json" limits | grep -q "worker: RLIMIT_AS 4096 MiB (kjudge asks 8192 MiB)"'
+fi
 
 expect_success "without an inherited limit the verdict has none to report" '
 	"$KJ" eval --json --quiet --no-perf level1/relu "$KJ_ROOT/examples/solutions/cpu/relu.c" >"$TMP/nolim.json" &&
