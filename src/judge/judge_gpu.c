@@ -208,11 +208,10 @@ static int gpu_gen_timed(struct judge *j, struct kjj_shape *s, uint64_t seed)
 }
 
 /* The inputs widened into the reference's buffers, then the reference. */
-static int gpu_run_ref(struct judge *j, struct kjj_shape *s)
+/* The pristine inputs widened into the reference's buffers (enqueued). */
+static int widen_inputs(struct judge *j, struct kjj_shape *s)
 {
 	int rc;
-	if (j->t->kb)
-		return kjj_kb_run(j, &s->plan, s->base, s->ref, 1);
 	for (int i = 0; i < s->nabi; i++) {
 		int vi = s->abi[i];
 		if (kjj_is_output(j->t, vi))
@@ -221,7 +220,15 @@ static int gpu_run_ref(struct judge *j, struct kjj_shape *s)
 					 kj_gpu_exec_buf(s->ref, vi), KJ_F64, numel(s, vi), j->err)))
 			return rc;
 	}
-	if ((rc = kj_gpu_exec_run(s->ref, j->err)))
+	return 0;
+}
+
+static int gpu_run_ref(struct judge *j, struct kjj_shape *s)
+{
+	int rc;
+	if (j->t->kb)
+		return kjj_kb_run(j, &s->plan, s->base, s->ref, 1);
+	if ((rc = widen_inputs(j, s)) || (rc = kj_gpu_exec_run(s->ref, j->err)))
 		return rc;
 	return kj_gpu_sync(j->gpu, j->err);
 }
@@ -252,16 +259,8 @@ static int gpu_ref_bufs(struct judge *j, struct kjj_shape *s, struct kjj_rcbuf *
 
 static int gpu_ref_restored(struct judge *j, struct kjj_shape *s)
 {
-	int rc;
-	for (int i = 0; i < s->nabi; i++) {
-		int vi = s->abi[i];
-		if (kjj_is_output(j->t, vi))
-			continue;
-		if ((rc = kj_gpu_convert(j->gpu, kj_gpu_exec_buf(s->base, vi), s->plan.vals[vi].dtype,
-					 kj_gpu_exec_buf(s->ref, vi), KJ_F64, numel(s, vi), j->err)))
-			return rc;
-	}
-	return kj_gpu_sync(j->gpu, j->err);
+	int rc = widen_inputs(j, s);
+	return rc ? rc : kj_gpu_sync(j->gpu, j->err);
 }
 
 /* The device arena of at least `bytes`, handed to the worker when it has
