@@ -25,4 +25,8 @@ int kj_which(const char *name, char *out, size_t len);
  * character device", "a block device", "a socket"; kind may be NULL). */
 int kj_open_regular(const char *path, const char **kind);
 
+/* rm -rf: removes path and everything under it, links not followed; what
+ * cannot be removed is left (best effort, as cleanup needs). */
+void kj_rm_tree(const char *path);
+
 #endif

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,4 +85,18 @@ int kj_open_regular(const char *path, const char **kind)
 	if ((fl = fcntl(fd, F_GETFL)) >= 0)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void kj_rm_tree(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <poll.h>
 #include <pthread.h>
@@ -713,15 +712,6 @@ static char *build_abi_json(const kj_task *t)
 	return s;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* The build step's process: between fork and exec (async-signal-safe). */
 static void build_child(struct kj_jail_exec *x, int logw, int resw, const char *dir, char **envp)
 {
@@ -1049,7 +1039,7 @@ out:
 	kj_capbuf_release(&log);
 	kj_capbuf_release(&res);
 	if (scratch[0])
-		nftw(scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		kj_rm_tree(scratch);
 	return rc;
 }
 

@@ -10,13 +10,13 @@
  * compared against the judge's pristine copies after every call; times come
  * from the judge's clock minus the measured round trip of an empty call.
  */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "judge/judge_internal.h"
+#include "kjudge/fsutil.h"
 #include "kjudge/hash.h"
 #include "kjudge/jail.h"
 #include "kjudge/judge.h"
@@ -76,15 +76,6 @@ static void cpu_device(char *buf, size_t len)
 		}
 	}
 	fclose(f);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
 }
 
 /* Stops the worker, keeping its log in the verdict (a second worker's log
@@ -433,7 +424,7 @@ out:
 			v->flags |= KJ_FLAG_GPU_DRIFT;
 	}
 	if (j.scratch[0] && !o->scratch_dir)
-		nftw(j.scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		kj_rm_tree(j.scratch);
 	j.cand->release(&j);
 	free(j.bdist);
 	v->total_s = kjj_now_s() - t0;

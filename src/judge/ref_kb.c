@@ -20,7 +20,6 @@
  * A CALL's one dim picks the work: 0 reference, 1 baseline, 2 the
  * problem's own get_inputs() values (drawn under its seed) into the inputs.
  */
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,15 +80,6 @@ static int layout(struct kjj_kbref *r, const kj_task *t, const kj_plan *p, struc
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 void kjj_kb_release(struct judge *j)
 {
 	struct kjj_kbref *r = j->kbref;
@@ -100,7 +90,7 @@ void kjj_kb_release(struct judge *j)
 	if (r->arena && j->gpu)
 		kj_gpu_free(j->gpu, r->arena);
 	if (r->scratch[0])
-		nftw(r->scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		kj_rm_tree(r->scratch);
 	free(r->abi);
 	free(r->jail);
 	free(r);
