@@ -3,14 +3,14 @@
 checkout, written at run time into OUT (never into the project: the problem
 files are KernelBench's, not ours).
 
-  python3 bench/kb_cands.py KB_DIR OUT [--plain N] [--inline]
+  python3 bench/kb_cands.py KB_DIR OUT [--plain N] [--levels 1,2,3] [--inline]
 
 KB_DIR is a checkout's root or any folder holding level1/ (or
 KernelBench/level1/).  Two kinds, one file per problem, named
 LEVEL__PROBLEM__KIND.py, and OUT/pairs.tsv listing "problem_path<TAB>candidate_path<TAB>kind":
 
-  plain   N problems (--plain N, default 12; 0 for none), taken from levels
-          1, 2 and 3 in turn: the problem's own module, its class renamed to
+  plain   N problems (--plain N, default 12; 0 for none), taken from the
+          levels (--levels, default 1,2,3) in turn, each in problem order: the problem's own module, its class renamed to
           ModelNew (PyTorch operators only: kjudge flags it fallback);
   inline  the level-1 elementwise activations below: a ModelNew of our own
           whose forward runs one CUDA kernel built by
@@ -89,6 +89,7 @@ def main():
     ap.add_argument("kb_dir")
     ap.add_argument("out")
     ap.add_argument("--plain", type=int, default=12)
+    ap.add_argument("--levels", default="1,2,3")
     ap.add_argument("--inline", action="store_true")
     a = ap.parse_args()
     if not level_dir(a.kb_dir, 1):
@@ -96,7 +97,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     pairs = []
     # levels 1, 2 and 3 in turn, each in problem order
-    lists = [problems(a.kb_dir, lv) for lv in (1, 2, 3)]
+    lists = [problems(a.kb_dir, int(lv)) for lv in a.levels.split(",") if lv.strip()]
     plain = [l[i] for i in range(max(map(len, lists))) for l in lists if i < len(l)][:a.plain]
     for p in plain:
         src = open(p).read()

@@ -11,8 +11,8 @@
 # candidate computes what the problem computes with the same operators, so
 # every one should pass (flagged fallback: it calls torch); a failure is a
 # problem kjudge cannot judge yet, or a bug.
-#   N (default 12): problems, spread over LEVELS (default "1 2 3"), the
-#   lowest-numbered first; TOTAL (default 480): seconds for all of them;
+#   N (default 12): problems (bench/kb_cands.py's plain candidates), taken
+#   from LEVELS (default "1 2 3") in turn, the lowest-numbered first; TOTAL (default 480): seconds for all of them;
 #   EVAL_S (default 240): seconds for one; PERF_BUDGET (default 0.3).
 set -u
 dir=${1:?usage: bench/kb_problems.sh KERNELBENCH_DIR}
@@ -21,45 +21,39 @@ KJ=${KJ:-${KJ_BUILD:-$PWD/build}/kjudge}
 [ -d "$dir/KernelBench" ] && dir=$dir/KernelBench
 levels=${LEVELS:-1 2 3}
 n=${N:-12}
-nl=$(echo $levels | wc -w)
-per=$(( (n + nl - 1) / nl ))
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kbprob.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# the honest candidates: each problem itself, its Model renamed
+python3 bench/kb_cands.py "$dir" "$tmp/c" --plain "$n" --levels "$(echo $levels | tr ' ' ',')" >/dev/null || exit 2
 start=$(date +%s)
 total=0
 pass=0
-for l in $levels; do
-	for p in $(ls "$dir/level$l"/*.py 2>/dev/null | sort -t/ -k2 -V | head -n "$per"); do
-		[ "$total" -lt "$n" ] || break
-		if [ $(( $(date +%s) - start )) -ge "${TOTAL:-480}" ]; then
-			echo "kb_problems: time is up after $total problems"
-			break 2
-		fi
-		name=level$l/$(basename "$p" .py)
-		cand=$tmp/$(basename "$p")
-		# the honest candidate: the problem itself, its Model renamed
-		sed 's/\bModel\b/ModelNew/g' "$p" >"$cand"
-		t0=$(date +%s%N)
-		timeout "${EVAL_S:-240}" "$KJ" eval --json --quiet --perf-budget "${PERF_BUDGET:-0.3}" "$p" "$cand" \
-			>"$tmp/v.json" 2>"$tmp/e"
-		rc=$?
-		wall=$(( ($(date +%s%N) - t0) / 1000000 ))
-		total=$((total + 1))
-		perl -MJSON::PP -e '
-			my ($f, $name, $rc, $wall, $ef) = @ARGV;
-			local $/; open my $fh, "<", $f; my $t = <$fh> // "";
-			my $v = eval { JSON::PP->new->decode($t) } // {};
-			open my $eh, "<", $ef; my $e = <$eh> // ""; $e =~ s/\s+/ /g;
-			my $p = ($v->{perf} // [])->[0] // {};
-			my $why = $v->{reason} // ($v->{error} // {})->{message} // $e;
-			printf "%-45s %-13s rc %-3d flags %-28s ms %-9s baseline_ms %-9s speedup %-7s wall %d ms%s\n",
-				$name, $v->{status} // "error", $rc, join(",", @{$v->{flags} // []}) || "-",
-				defined $p->{ms} ? sprintf("%.4g", $p->{ms}) : "-",
-				defined $p->{baseline_ms} ? sprintf("%.4g", $p->{baseline_ms}) : "-",
-				defined $p->{speedup} ? sprintf("%.3g", $p->{speedup}) : "-", $wall,
-				($v->{status} // "") eq "pass" ? "" : ": " . substr($why, 0, 300);
-		' "$tmp/v.json" "$name" "$rc" "$wall" "$tmp/e"
-		[ "$rc" -eq 0 ] && pass=$((pass + 1))
-	done
-done
+while IFS=$'\t' read -r p cand kind; do
+	if [ $(( $(date +%s) - start )) -ge "${TOTAL:-480}" ]; then
+		echo "kb_problems: time is up after $total problems"
+		break
+	fi
+	name=$(basename "$(dirname "$p")")/$(basename "$p" .py)
+	t0=$(date +%s%N)
+	timeout "${EVAL_S:-240}" "$KJ" eval --json --quiet --perf-budget "${PERF_BUDGET:-0.3}" "$p" "$cand" \
+		>"$tmp/v.json" 2>"$tmp/e" </dev/null
+	rc=$?
+	wall=$(( ($(date +%s%N) - t0) / 1000000 ))
+	total=$((total + 1))
+	perl -MJSON::PP -e '
+		my ($f, $name, $rc, $wall, $ef) = @ARGV;
+		local $/; open my $fh, "<", $f; my $t = <$fh> // "";
+		my $v = eval { JSON::PP->new->decode($t) } // {};
+		open my $eh, "<", $ef; my $e = <$eh> // ""; $e =~ s/\s+/ /g;
+		my $p = ($v->{perf} // [])->[0] // {};
+		my $why = $v->{reason} // ($v->{error} // {})->{message} // $e;
+		printf "%-45s %-13s rc %-3d flags %-28s ms %-9s baseline_ms %-9s speedup %-7s wall %d ms%s\n",
+			$name, $v->{status} // "error", $rc, join(",", @{$v->{flags} // []}) || "-",
+			defined $p->{ms} ? sprintf("%.4g", $p->{ms}) : "-",
+			defined $p->{baseline_ms} ? sprintf("%.4g", $p->{baseline_ms}) : "-",
+			defined $p->{speedup} ? sprintf("%.3g", $p->{speedup}) : "-", $wall,
+			($v->{status} // "") eq "pass" ? "" : ": " . substr($why, 0, 300);
+	' "$tmp/v.json" "$name" "$rc" "$wall" "$tmp/e"
+	[ "$rc" -eq 0 ] && pass=$((pass + 1))
+done <"$tmp/c/pairs.tsv"
 echo "kb problems: $pass pass of $total"
