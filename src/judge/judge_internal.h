@@ -414,6 +414,9 @@ void kjj_perf_intervals(struct judge *j, struct kjj_perf_keep *keep, const int *
 /* The stop rule of the timing loops: the median's relative ~95% half-width
  * (order statistics n/2 -+ 0.98 sqrt(n)) of n sorted samples. */
 double kjj_median_halfwidth(const double *sorted, int n);
+/* A baseline train's spread for the speedup's interval: the relative 95%
+ * half-width of the median of its n sorted passes (0 when undefined). */
+double kjj_passes_spread(const double *sorted, int n);
 
 /* The CPU track's timing on one CPU (pin.c): the calling thread's affinity
  * narrowed to one of its CPUs (processes it starts inherit it), where the

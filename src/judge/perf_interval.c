@@ -52,6 +52,12 @@ double kjj_median_halfwidth(const double *xs, int n)
 	return (xs[hi] - xs[lo]) / 2 / med;
 }
 
+double kjj_passes_spread(const double *sorted, int n)
+{
+	double h = kjj_median_halfwidth(sorted, n);
+	return isfinite(h) ? h : 0;
+}
+
 /* The baseline side of perf shape i. */
 static void base_side(struct judge *j, const struct kjj_perf_keep *k, int i, struct kj_boot_side *s)
 {

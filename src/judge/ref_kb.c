@@ -268,10 +268,10 @@ int kjj_kb_time_base(struct judge *j, const kj_plan *p, kj_gpu_exec *base, doubl
  * base's buffers, enqueued) laid out as the arena, repeated, in a device
  * buffer the worker opens for the train instead of its arena; the L2
  * flushed before each of KB_TRAIN_PASSES timed passes after an untimed
- * one.  *ms the median pass's time per call, *spread the passes' relative
- * spread; *reps 0 when there is no room for a train (the single calls
- * stand). */
-#define KB_TRAIN_PASSES 3
+ * one.  *ms the median pass's time per call, *spread the median's
+ * relative 95% half-width (kjj_passes_spread); *reps 0 when there is no
+ * room for a train (the single calls stand). */
+#define KB_TRAIN_PASSES 9
 #define KB_TRAIN_MAX_BYTES ((size_t)8 << 30)
 int kjj_kb_time_train(struct judge *j, const kj_plan *p, kj_gpu_exec *base, int *reps,
 		      int (*gen)(struct judge *, void *, int), void *ctx, double *ms, double *spread)
@@ -345,8 +345,7 @@ int kjj_kb_time_train(struct judge *j, const kj_plan *p, kj_gpu_exec *base, int 
 		double iqr;
 		int stable;
 		kj_timing_summary(xs, KB_TRAIN_PASSES, ms, &iqr, &stable);
-		if (xs[0] > 0)
-			*spread = (xs[KB_TRAIN_PASSES - 1] - xs[0]) / xs[0];
+		*spread = kjj_passes_spread(xs, KB_TRAIN_PASSES);
 	}
 	*reps = n;
 	return 0;
