@@ -47,8 +47,12 @@ struct kj_boot_shape {
 	double widen;  /* >= 0 */
 };
 
-/* The relative drift of samples in time order: |median(first half) /
- * median(second half) - 1| (n >= 4; 0 for fewer, and for a summary side). */
+/* The relative drift of samples in time order: d = median(first half) /
+ * median(second half) - 1, less what independent noise explains: sqrt(max(0,
+ * d^2 - e1^2 - e2^2)), e the halves' medians' relative standard errors from
+ * their own IQRs (1.2533 (IQR / 1.349) / sqrt(n) / median), since the
+ * resamples hold that noise already (n >= 4; 0 for fewer, and for a summary
+ * side). */
 double kj_boot_drift(const struct kj_boot_side *s);
 
 /* The intervals of n shapes (n >= 1): for each resample r of

@@ -124,9 +124,17 @@ static double side_resample(struct side *s)
 	return 0.5 * (a + s->sorted[k < n ? k : n - 1]);
 }
 
+/* The standard error of the median of n sorted samples relative to that
+ * median, from their IQR as a normal side's is (side_init). */
+static double median_rel_se(const double *sorted, int n, double med)
+{
+	double iqr = sorted[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1] - sorted[n / 4];
+	return med > 0 ? 1.2533 * (iqr / 1.349) / sqrt((double)n) / med : 0;
+}
+
 double kj_boot_drift(const struct kj_boot_side *s)
 {
-	double *tmp, a, b;
+	double *tmp, a, b, ea, eb, d;
 	int h;
 	if (!s->xs || s->n < 4)
 		return 0;
@@ -134,9 +142,17 @@ double kj_boot_drift(const struct kj_boot_side *s)
 		return 0;
 	h = s->n / 2;
 	a = median_of(s->xs, h, tmp);
+	ea = median_rel_se(tmp, h, a);
 	b = median_of(s->xs + h, s->n - h, tmp);
+	eb = median_rel_se(tmp, s->n - h, b);
 	free(tmp);
-	return a > 0 && b > 0 ? fabs(a / b - 1) : 0;
+	if (!(a > 0 && b > 0))
+		return 0;
+	/* what independent noise of the halves' own spread gives their
+	 * medians' ratio in the mean square is in the bootstrap already */
+	d = a / b - 1;
+	d = d * d - ea * ea - eb * eb;
+	return d > 0 ? sqrt(d) : 0;
 }
 
 static void percentiles(double *v, int n, double *lo, double *hi)

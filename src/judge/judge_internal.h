@@ -390,12 +390,12 @@ int kjj_baseline_prepass(struct judge *j);
 int kjj_check_mapped_libs(struct judge *j);
 
 /* Calls fn(j, ctx, it, &rc) for it = 0, 1, ... (0 is a checked warm-up)
- * until the median of the samples settles within 0.5% (>= 10 samples, and
- * >= min_n), the perf budget is spent or the cap is reached.  fn returns a
- * sample in ms, or < 0 to stop (verdict set, or a judge error in rc): then
- * -1 is returned. */
+ * until the median of the samples settles within 0.5% (and within noise
+ * when noise > 0; >= 10 samples, and >= min_n), the perf budget is spent or
+ * the cap is reached.  fn returns a sample in ms, or < 0 to stop (verdict
+ * set, or a judge error in rc): then -1 is returned. */
 int kjj_timing_loop(struct judge *j, double (*fn)(struct judge *, void *, int, int *), void *ctx, int min_n,
-		    double *samples, int *ns, int *stable, int *rc);
+		    double noise, double *samples, int *ns, int *stable, int *rc);
 
 /* The speedups' intervals (perf_interval.c): each perf shape's timed
  * samples in the order taken, kept through the performance stage. */

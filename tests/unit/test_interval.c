@@ -18,6 +18,12 @@ static void fill(double *xs, int n, double m, double sp, uint32_t seed)
 	}
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 static struct kj_boot_shape shape(const double *b, int nb, const double *c, int nc)
 {
 	struct kj_boot_shape s = { { b, nb, 0, 0, 0 }, { c, nc, 0, 0, 0 }, 1, 1, 0 };
@@ -85,7 +91,7 @@ int main(void)
 		kj_boot_speedups(sh, 1, KJ_BOOT_SEED, NULL, NULL, &lo2, &hi2);
 		is_near(lo2, lo * f0 * 1.1 / f1, 1e-12, "scale moves the interval, widen widens it: lo");
 		is_near(hi2, hi / f0 * 1.1 * f1, 1e-12, "scale moves the interval, widen widens it: hi");
-		ok(f1 > f0 && f0 > 1, "the samples drift a little, widen adds to it (%g, %g)", f0, f1);
+		ok(f1 > f0 && f0 >= 1, "widen adds to the drifts (%g, %g)", f0, f1);
 	}
 
 	/* drift: a baseline whose second half is 10% slower than its first */
@@ -95,6 +101,38 @@ int main(void)
 		struct kj_boot_side s = { b2, 200, 0, 0, 0 };
 		is_near(kj_boot_drift(&s), 1 - 1 / 1.1, 1e-12, "drift: |1/1.1 - 1|");
 		ok(kj_boot_noise_floor(&s, KJ_BOOT_SEED) >= kj_boot_drift(&s), "the noise floor holds the drift");
+	}
+
+	/* drift: a 5% trend under 2% noise stays (the halves' medians' errors
+	 * are 0.1% each) */
+	fill(b2, 100, 1.0, 0.02, 7);
+	fill(b2 + 100, 100, 1.05, 0.02, 8);
+	{
+		struct kj_boot_side s = { b2, 200, 0, 0, 0 };
+		double d = kj_boot_drift(&s);
+		ok(fabs(d - (1 - 1 / 1.05)) < 0.004, "drift: a 5%% trend under 2%% noise is about 4.8%% (%g)", d);
+	}
+	/* drift: stationary noise (20 samples, 5% spread) is in the resamples
+	 * already; only the halves' difference beyond it counts */
+	{
+		double sum = 0, sum_raw = 0;
+		int under = 1;
+		for (uint32_t seed = 1; seed <= 50; seed++) {
+			struct kj_boot_side s = { b2, 20, 0, 0, 0 };
+			double h1[10], h2[10], raw;
+			fill(b2, 20, 1.0, 0.05, seed);
+			for (int i = 0; i < 10; i++)
+				h1[i] = b2[i], h2[i] = b2[10 + i];
+			qsort(h1, 10, sizeof(double), cmp_d);
+			qsort(h2, 10, sizeof(double), cmp_d);
+			raw = fabs((h1[4] + h1[5]) / (h2[4] + h2[5]) - 1);
+			sum += kj_boot_drift(&s);
+			sum_raw += raw;
+			under &= kj_boot_drift(&s) <= raw + 1e-15;
+		}
+		ok(under, "drift: never above the halves' whole difference");
+		ok(sum < 0.5 * sum_raw, "drift: stationary noise gives under half the halves' difference (%g of %g)",
+		   sum / 50, sum_raw / 50);
 	}
 
 	/* a summary side (no samples): an interval around the ratio of medians */
