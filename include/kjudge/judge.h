@@ -52,6 +52,9 @@ struct kj_eval_opts {
 	                             evaluations (a run, the demo); NULL: kj_eval
 	                             opens and closes its own */
 	int no_cache;
+	struct kj_pypool *pypool; /* pre-warmed Python workers to take from and refill (a
+				   * run's or a server's, one per device); NULL: kj_eval
+				   * warms its own one worker while the candidate builds */
 	void (*progress)(void *ctx, const char *line); /* optional */
 	void *progress_ctx;
 };
@@ -101,6 +104,24 @@ void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable)
 /* Hidden-seed mode: a base seed nothing the candidate sees can predict,
  * the first 64 bits of sha256("kjudge-seed-secret/1" + secret). */
 uint64_t kj_seed_from_secret(const char *secret);
+
+/* Pre-warmed Python workers (--backend triton|kernelbench; docs/kernelbench.md,
+ * "Pre-warmed workers"): a pool keeps up to `spares` workers started ahead in
+ * their jails, each past its interpreter's start, torch's import and its CUDA
+ * context (SETUP), under its seccomp filter, blocked on its socket, and with
+ * nothing of a task's or a candidate's.  kj_eval takes one per candidate,
+ * gives it the task and the candidate, and never gives it back: one candidate
+ * per process.  One thread of the pool starts every spare; spares die with
+ * it (kj_pypool_free, or the judge's death).  kj_pypool_new returns NULL
+ * when out of memory; spares 0: each worker starts when its candidate needs
+ * it (what `KJUDGE_PY_SPARES=0` asks for). */
+struct kj_pypool;
+struct kj_pypool *kj_pypool_new(int spares);
+/* Kills every spare, ends the pool's thread, frees.  NULL is fine.  A worker
+ * taken from the pool must be stopped before. */
+void kj_pypool_free(struct kj_pypool *p);
+/* $KJUDGE_PY_SPARES (0 .. 4), default 1. */
+int kj_pypool_spares_default(void);
 
 /* Judges source (len bytes) against t.  Returns 0 when a verdict was reached
  * (whatever it is), or an error when the judge itself failed (worker missing,

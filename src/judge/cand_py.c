@@ -14,6 +14,7 @@
  * Ownership: the kind's state (struct kjj_py, j->py) is allocated by its
  * init and freed by its release, with the ABI JSON and the jail it holds.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -389,7 +390,7 @@ void kjj_py_init(struct kjj_py *py)
 void kjj_py_release(struct kjj_py *py)
 {
 	free(py->abi);
-	free(py->jail);
+	kj_pypool_free(py->own_pool);
 	memset(py, 0, sizeof(*py));
 }
 
@@ -1043,53 +1044,6 @@ out:
 	return rc;
 }
 
-int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined)
-{
-	int rc;
-	free(py->abi);
-	if (!(py->abi = kjj_py_abi_json(j->t)))
-		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-	if ((rc = build_dir(j, py)))
-		return rc;
-	free(py->jail);
-	py->jail = NULL;
-	if (!unconfined && ((rc = kj_python_jail(py->python, py->worker, py->build, &py->jail, py->python,
-						 sizeof(py->python), j->err)) ||
-			    (rc = filter_file(py, j->err)) ||
-			    (rc = jail_add_file(py->jail, py->filter, "seccomp.bpf", j->err))))
-		return rc;
-	snprintf(py->worker_in, sizeof(py->worker_in), "%s", unconfined ? py->worker : KJ_JAIL_STAGE "/kjudge_pyworker.py");
-	/* the worker's command line: the interpreter, isolated (-I: no user
-	 * site, no PYTHON* variables, no script folder on sys.path) */
-	py->argv[0] = py->python;
-	py->argv[1] = "-I";
-	py->argv[2] = py->worker_in;
-	py->argv[3] = "--backend";
-	py->argv[4] = (char *)kj_backend_name(j->o->backend);
-	py->argv[5] = "--abi";
-	py->argv[6] = py->abi;
-	py->argv[7] = "--cache";
-	py->argv[8] = py->build;
-	py->argv[9] = NULL;
-	{
-		int n = 9;
-		/* the filter the worker installs at the end of SETUP (not
-		 * unconfined: a profiler must reach the worker) */
-		if (!unconfined) {
-			py->argv[n++] = "--seccomp";
-			py->argv[n++] = KJ_JAIL_STAGE "/seccomp.bpf";
-		}
-		if (py->uses[0]) {
-			py->argv[n++] = "--uses";
-			py->argv[n++] = py->uses;
-		}
-		if (getenv("KJ_PYWORKER_TRACE") && *getenv("KJ_PYWORKER_TRACE"))
-			py->argv[n++] = "--trace";
-		py->argv[n] = NULL;
-	}
-	return 0;
-}
-
 int kjj_py_filter_check(struct judge *j)
 {
 	char why[512];
@@ -1194,6 +1148,233 @@ static int py_precheck(struct judge *j, const char *src, size_t len)
 	return rc;
 }
 
+/* ---- the worker: a pre-warmed one (pypool.c) ---- */
+
+/* The pool this evaluation takes its worker from: the caller's (a run's, a
+ * server's), else its own, made here with $KJUDGE_PY_SPARES spares.  NULL
+ * when out of memory. */
+static struct kj_pypool *py_pool(struct judge *j)
+{
+	if (j->o->pypool)
+		return j->o->pypool;
+	if (!j->py->own_pool)
+		j->py->own_pool = kj_pypool_new(kj_pypool_spares_default());
+	return j->py->own_pool;
+}
+
+/* What this evaluation's worker is started as (nothing of the candidate's:
+ * any spare of the same recipe will do).  Returns 0 or an error. */
+static int py_recipe(struct judge *j, struct kjj_spare_recipe *r)
+{
+	struct kjj_py *py = j->py;
+	const char *trace = getenv("KJ_PYWORKER_TRACE");
+	int rc;
+	memset(r, 0, sizeof(*r));
+	if (!j->unconfined && (rc = filter_file(py, j->err)))
+		return rc;
+	snprintf(r->python, sizeof(r->python), "%s", py->python);
+	snprintf(r->worker, sizeof(r->worker), "%s", py->worker);
+	snprintf(r->filter, sizeof(r->filter), "%s", j->unconfined ? "" : py->filter);
+	snprintf(r->uuid, sizeof(r->uuid), "%s", j->gpu ? kj_gpu_get_info(j->gpu)->uuid : "");
+	r->backend = j->o->backend;
+	r->device = j->o->device;
+	r->unconfined = j->unconfined;
+	r->trace = trace && *trace;
+	return 0;
+}
+
+/* Copies the regular files and folders of the folder src_fd into dst_fd
+ * (made by the judge in the worker's own scratch folder), never following
+ * a link, keeping what is there already; objects (*.o) stay behind: the
+ * worker loads the built extension, it never links again.  Files are handed
+ * to the sandbox's uid when the jail drops to one (torch takes a lock file
+ * in an extension's folder).  Returns 0, or -1 (errno). */
+static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0, sfd = dup(src_fd);
+	if (sfd < 0)
+		return -1;
+	if (depth > 16 || !(d = fdopendir(sfd))) {
+		close(sfd);
+		return depth > 16 ? 0 : -1;
+	}
+	while (rc == 0 && (e = readdir(d))) {
+		struct stat st;
+		size_t nl = strlen(e->d_name);
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(src_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int s2, d2;
+			if (mkdirat(dst_fd, e->d_name, 0755) < 0 && errno != EEXIST) {
+				rc = -1;
+				break;
+			}
+			s2 = openat(src_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			d2 = openat(dst_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (s2 >= 0 && d2 >= 0) {
+				if (x && x->drop && fchown(d2, x->uid, x->gid) < 0)
+					rc = -1;
+				else
+					rc = copy_tree_at(s2, d2, x, depth + 1);
+			} else {
+				rc = -1;
+			}
+			if (s2 >= 0)
+				close(s2);
+			if (d2 >= 0)
+				close(d2);
+		} else if (S_ISREG(st.st_mode) && !(nl > 2 && !strcmp(e->d_name + nl - 2, ".o"))) {
+			int in = openat(src_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out;
+			char buf[65536];
+			ssize_t got = 0;
+			if (in < 0)
+				continue;
+			out = openat(dst_fd, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				     (st.st_mode & 0111) ? 0755 : 0644);
+			if (out < 0) {
+				close(in);
+				if (errno == EEXIST)
+					continue;
+				rc = -1;
+				break;
+			}
+			while ((got = read(in, buf, sizeof(buf))) > 0)
+				if (write(out, buf, (size_t)got) != got) {
+					got = -1;
+					break;
+				}
+			if (got < 0 || (x && x->drop && fchown(out, x->uid, x->gid) < 0))
+				rc = -1;
+			if (close(out) < 0)
+				rc = -1;
+			close(in);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Gives the taken worker its task and the candidate's build caches: the
+ * ABI into its scratch folder (read at its next request, before LOAD), a
+ * copy of <cache>/pybuild/<sha> as its cache folder.  The worker has run
+ * only kjudge's code so far; what it writes from now on stays in its own
+ * scratch folder, which goes with it.  Returns 0 or an error. */
+static int py_hand_over(struct judge *j, const char *abi_host, const char *cache_host)
+{
+	struct kjj_py *py = j->py;
+	size_t n = strlen(py->abi);
+	int fd, src, dst, rc = 0;
+	if ((fd = open(abi_host, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+		return kj_err_sys(j->err, "cannot write the task's ABI '%s'", abi_host);
+	if (write(fd, py->abi, n) != (ssize_t)n)
+		rc = -1;
+	if (close(fd) < 0 || rc < 0)
+		return kj_err_set(j->err, KJ_E_IO, "cannot write the task's ABI '%s'", abi_host);
+	if (mkdir(cache_host, 0755) < 0 && errno != EEXIST)
+		return kj_err_sys(j->err, "cannot create '%s'", cache_host);
+	src = open(py->build, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dst = open(cache_host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0 || dst < 0 || (j->w.jx && j->w.jx->drop && fchown(dst, j->w.jx->uid, j->w.jx->gid) < 0) ||
+	    copy_tree_at(src, dst, j->w.jx, 0) < 0)
+		rc = kj_err_sys(j->err, "cannot copy the build folder '%s' into the worker's '%s'", py->build,
+				cache_host);
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	return rc;
+}
+
+/* Takes a pre-warmed worker (waiting for it: py_wait), started and past
+ * SETUP (res: its reply), and hands it the task and the build caches; a
+ * worker that died before it was taken, or does not answer the NOP that
+ * follows, is dropped and another taken.  Returns 0 or an error. */
+static int py_start_worker(struct judge *j, struct kj_call_result *res)
+{
+	struct kjj_py *py = j->py;
+	struct kj_pypool *pool = py_pool(j);
+	struct kjj_spare_recipe r;
+	int rc;
+	if (!pool)
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	if ((rc = build_dir(j, py)) || (rc = py_recipe(j, &r)))
+		return rc;
+	free(py->abi);
+	if (!(py->abi = kjj_py_abi_json(j->t)))
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	for (int tries = 0;; tries++) {
+		struct kjj_spare *s;
+		struct kj_call_result nop;
+		char abi_host[4200], cache_host[4200];
+		kjj_prof_begin(j, KJ_PROF_PY_WAIT);
+		rc = kjj_pypool_take(pool, &r, &s, j->err);
+		kjj_prof_end(j);
+		if (rc)
+			return rc;
+		if (s->rc) {
+			rc = kj_err_set(j->err, s->err.code ? s->err.code : KJ_E_WORKER, "%s", s->err.msg);
+			kjj_spare_free(s);
+			return rc;
+		}
+		/* the worker and its scratch folder are this evaluation's now */
+		j->w = s->w;
+		j->worker_up = 1;
+		*res = s->setup;
+		snprintf(j->scratch, sizeof(j->scratch), "%s", s->scratch);
+		j->scratch_own = 1;
+		snprintf(abi_host, sizeof(abi_host), "%s", s->abi_host);
+		snprintf(cache_host, sizeof(cache_host), "%s", s->cache_host);
+		j->v->prof_s[KJ_PROF_PY_START] += s->start_s;
+		memset(&s->w, 0, sizeof(s->w));
+		s->w.sock = s->w.logfd = s->w.arena_fd = -1;
+		s->scratch[0] = '\0';
+		kjj_spare_free(s);
+		if (res->status != KJ_CALL_OK)
+			return 0; /* the judge reports SETUP's failure */
+		if ((rc = py_hand_over(j, abi_host, cache_host)) ||
+		    (rc = kj_worker_nop(&j->w, j->o->call_timeout_s, &nop, j->err)))
+			return rc;
+		if (nop.status == KJ_CALL_OK)
+			return 0;
+		if (nop.status == KJ_CALL_ERROR || tries >= 2)
+			return kj_err_set(j->err, KJ_E_WORKER, "the pre-warmed Python worker failed before its "
+					  "candidate: %s", nop.msg);
+		/* it died while it waited: another one */
+		kj_worker_stop(&j->w);
+		j->worker_up = 0;
+		kj_rm_tree(j->scratch);
+		j->scratch[0] = '\0';
+	}
+}
+
+/* Before a timing phase: the next spare, if one is starting, finishes its
+ * start (imports, CUDA context) first; it then waits on its socket. */
+static void py_quiesce(struct judge *j)
+{
+	struct kj_pypool *pool = j->o->pypool ? j->o->pypool : j->py->own_pool;
+	if (!pool)
+		return;
+	kjj_prof_begin(j, KJ_PROF_PY_WAIT);
+	kjj_pypool_quiesce(pool);
+	kjj_prof_end(j);
+}
+
+/* The trusted floor is measured: the caller's pool starts the next
+ * candidate's worker now, beside this one's load and correctness calls
+ * (kj_eval waits for it before timing).  A pool of kj_eval's own serves one
+ * candidate only. */
+static void py_after_floor(struct judge *j)
+{
+	struct kjj_spare_recipe r;
+	if (!j->o->pypool || py_recipe(j, &r))
+		return;
+	kjj_pypool_fill(j->o->pypool, &r);
+}
+
 /* The build (load_inline, Triton's compiler) is a step of its own, in its
  * own jail, before the timed worker, which then runs without exec. */
 static int py_build(struct judge *j, const char *src, size_t len)
@@ -1202,23 +1383,20 @@ static int py_build(struct judge *j, const char *src, size_t len)
 	(void)src;
 	(void)len;
 	j->load_path = j->py->cand;
+	/* the worker starts while the candidate builds (kjj_py_build: its own
+	 * interpreter and torch); spares of the caller's pool may be warm
+	 * already */
+	{
+		struct kjj_spare_recipe r;
+		struct kj_pypool *pool = py_pool(j);
+		if (pool && py_recipe(j, &r) == 0)
+			kjj_pypool_fill(pool, &r);
+		kj_err_init(j->err);
+	}
 	kjj_prof_begin(j, KJ_PROF_COMPILE);
 	rc = kjj_py_build(j, j->py, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, j->unconfined);
 	kjj_prof_end(j);
 	return rc;
-}
-
-static int py_worker_opts(struct judge *j, struct kj_worker_opts *wo)
-{
-	int rc = kjj_py_argv(j, j->py, j->unconfined);
-	if (rc)
-		return rc;
-	wo->worker_path = j->py->python;
-	wo->argv = (const char *const *)j->py->argv;
-	wo->jail = j->py->jail;
-	/* Triton's cache and torch's extension builds are written by the worker */
-	wo->fsize_limit = (size_t)512 << 20;
-	return 0;
 }
 
 /* The Python worker's "kjudge-env: " errors: its interpreter lacks what
@@ -1250,7 +1428,9 @@ const struct kjj_cand kjj_cand_py = {
 	.init = py_init,
 	.precheck = py_precheck,
 	.prepare = py_build,
-	.worker_opts = py_worker_opts,
+	.start_worker = py_start_worker,
+	.quiesce = py_quiesce,
+	.after_floor = py_after_floor,
 	.env_error = py_env_error,
 	.post_setup = kjj_py_filter_check,
 	.map_error = kjj_py_map_error,
