@@ -14,7 +14,6 @@
  * Ownership: the kind's state (struct kjj_py, j->py) is allocated by its
  * init and freed by its release, with the ABI JSON and the jail it holds.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -1183,112 +1182,6 @@ static int py_recipe(struct judge *j, struct kjj_spare_recipe *r)
 	return 0;
 }
 
-/* Copies the regular files and folders of the folder src_fd into dst_fd
- * (made by the judge in the worker's own scratch folder), never following
- * a link, keeping what is there already; objects (*.o) stay behind: the
- * worker loads the built extension, it never links again.  Files are handed
- * to the sandbox's uid when the jail drops to one (torch takes a lock file
- * in an extension's folder).  Returns 0, or -1 (errno). */
-static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, int depth)
-{
-	DIR *d;
-	struct dirent *e;
-	int rc = 0, sfd = dup(src_fd);
-	if (sfd < 0)
-		return -1;
-	if (depth > 16 || !(d = fdopendir(sfd))) {
-		close(sfd);
-		return depth > 16 ? 0 : -1;
-	}
-	while (rc == 0 && (e = readdir(d))) {
-		struct stat st;
-		size_t nl = strlen(e->d_name);
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (fstatat(src_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			int s2, d2;
-			if (mkdirat(dst_fd, e->d_name, 0755) < 0 && errno != EEXIST) {
-				rc = -1;
-				break;
-			}
-			s2 = openat(src_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			d2 = openat(dst_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (s2 >= 0 && d2 >= 0) {
-				if (x && x->drop && fchown(d2, x->uid, x->gid) < 0)
-					rc = -1;
-				else
-					rc = copy_tree_at(s2, d2, x, depth + 1);
-			} else {
-				rc = -1;
-			}
-			if (s2 >= 0)
-				close(s2);
-			if (d2 >= 0)
-				close(d2);
-		} else if (S_ISREG(st.st_mode) && !(nl > 2 && !strcmp(e->d_name + nl - 2, ".o"))) {
-			int in = openat(src_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out;
-			char buf[65536];
-			ssize_t got = 0;
-			if (in < 0)
-				continue;
-			out = openat(dst_fd, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				     (st.st_mode & 0111) ? 0755 : 0644);
-			if (out < 0) {
-				close(in);
-				if (errno == EEXIST)
-					continue;
-				rc = -1;
-				break;
-			}
-			while ((got = read(in, buf, sizeof(buf))) > 0)
-				if (write(out, buf, (size_t)got) != got) {
-					got = -1;
-					break;
-				}
-			if (got < 0 || (x && x->drop && fchown(out, x->uid, x->gid) < 0))
-				rc = -1;
-			if (close(out) < 0)
-				rc = -1;
-			close(in);
-		}
-	}
-	closedir(d);
-	return rc;
-}
-
-/* Gives the taken worker its task and the candidate's build caches: the
- * ABI into its scratch folder (read at its next request, before LOAD), a
- * copy of <cache>/pybuild/<sha> as its cache folder.  The worker has run
- * only kjudge's code so far; what it writes from now on stays in its own
- * scratch folder, which goes with it.  Returns 0 or an error. */
-static int py_hand_over(struct judge *j, const char *abi_host, const char *cache_host)
-{
-	struct kjj_py *py = j->py;
-	size_t n = strlen(py->abi);
-	int fd, src, dst, rc = 0;
-	if ((fd = open(abi_host, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
-		return kj_err_sys(j->err, "cannot write the task's ABI '%s'", abi_host);
-	if (write(fd, py->abi, n) != (ssize_t)n)
-		rc = -1;
-	if (close(fd) < 0 || rc < 0)
-		return kj_err_set(j->err, KJ_E_IO, "cannot write the task's ABI '%s'", abi_host);
-	if (mkdir(cache_host, 0755) < 0 && errno != EEXIST)
-		return kj_err_sys(j->err, "cannot create '%s'", cache_host);
-	src = open(py->build, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dst = open(cache_host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (src < 0 || dst < 0 || (j->w.jx && j->w.jx->drop && fchown(dst, j->w.jx->uid, j->w.jx->gid) < 0) ||
-	    copy_tree_at(src, dst, j->w.jx, 0) < 0)
-		rc = kj_err_sys(j->err, "cannot copy the build folder '%s' into the worker's '%s'", py->build,
-				cache_host);
-	if (src >= 0)
-		close(src);
-	if (dst >= 0)
-		close(dst);
-	return rc;
-}
-
 /* Takes a pre-warmed worker (waiting for it: py_wait), started and past
  * SETUP (res: its reply), and hands it the task and the build caches; a
  * worker that died before it was taken, or does not answer the NOP that
@@ -1309,7 +1202,6 @@ static int py_start_worker(struct judge *j, struct kj_call_result *res)
 	for (int tries = 0;; tries++) {
 		struct kjj_spare *s;
 		struct kj_call_result nop;
-		char abi_host[4200], cache_host[4200];
 		kjj_prof_begin(j, KJ_PROF_PY_WAIT);
 		rc = kjj_pypool_take(pool, &r, &s, j->err);
 		kjj_prof_end(j);
@@ -1320,14 +1212,16 @@ static int py_start_worker(struct judge *j, struct kj_call_result *res)
 			kjj_spare_free(s);
 			return rc;
 		}
+		if (s->setup.status == KJ_CALL_OK && (rc = kjj_spare_hand_over(s, py->abi, py->build, j->err))) {
+			kjj_spare_free(s);
+			return rc;
+		}
 		/* the worker and its scratch folder are this evaluation's now */
 		j->w = s->w;
 		j->worker_up = 1;
 		*res = s->setup;
 		snprintf(j->scratch, sizeof(j->scratch), "%s", s->scratch);
 		j->scratch_own = 1;
-		snprintf(abi_host, sizeof(abi_host), "%s", s->abi_host);
-		snprintf(cache_host, sizeof(cache_host), "%s", s->cache_host);
 		j->v->prof_s[KJ_PROF_PY_START] += s->start_s;
 		memset(&s->w, 0, sizeof(s->w));
 		s->w.sock = s->w.logfd = s->w.arena_fd = -1;
@@ -1335,8 +1229,8 @@ static int py_start_worker(struct judge *j, struct kj_call_result *res)
 		kjj_spare_free(s);
 		if (res->status != KJ_CALL_OK)
 			return 0; /* the judge reports SETUP's failure */
-		if ((rc = py_hand_over(j, abi_host, cache_host)) ||
-		    (rc = kj_worker_nop(&j->w, j->o->call_timeout_s, &nop, j->err)))
+		/* the worker reads the ABI now */
+		if ((rc = kj_worker_nop(&j->w, j->o->call_timeout_s, &nop, j->err)))
 			return rc;
 		if (nop.status == KJ_CALL_OK)
 			return 0;

@@ -566,6 +566,15 @@ struct kjj_spare {
 /* Stops the spare's worker (unless moved out: sock and pid cleared),
  * removes its scratch folder (unless moved out: "") and frees it. */
 void kjj_spare_free(struct kjj_spare *s);
+/* Hands a taken spare (its SETUP answered) its task and its candidate's
+ * build caches: abi (the ABI's JSON) into s->abi_host, which the worker reads
+ * at its next request, and a copy of the folder build (may be NULL) into
+ * s->cache_host, its cache folder: folders and regular files, never
+ * following a link, without objects (*.o: the worker loads the built
+ * extension, it never links), handed to the sandbox's uid when the jail
+ * drops to one (torch takes a lock file in an extension's folder).
+ * Returns 0 or an error. */
+int kjj_spare_hand_over(struct kjj_spare *s, const char *abi, const char *build, struct kj_err *err);
 /* Asks the pool's thread to keep its spares warm as r (spares of another
  * recipe are dropped).  Returns at once: 0, or -1 when the thread cannot
  * start. */

@@ -17,12 +17,15 @@
  * Ownership: the pool owns its spares; kjj_pypool_take hands one to the
  * caller, who frees it with kjj_spare_free (or moves its worker out first).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +81,111 @@ void kjj_spare_free(struct kjj_spare *s)
 	if (s->scratch[0])
 		kj_rm_tree(s->scratch);
 	free(s);
+}
+
+/* Copies the regular files and folders of the folder src_fd into dst_fd
+ * (made by the judge in the worker's own scratch folder), never following
+ * a link, keeping what is there already; objects (*.o) stay behind: the
+ * worker loads the built extension, it never links again.  Files are handed
+ * to the sandbox's uid when the jail drops to one (torch takes a lock file
+ * in an extension's folder).  Returns 0, or -1 (errno). */
+static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0, sfd = dup(src_fd);
+	if (sfd < 0)
+		return -1;
+	if (depth > 16 || !(d = fdopendir(sfd))) {
+		close(sfd);
+		return depth > 16 ? 0 : -1;
+	}
+	while (rc == 0 && (e = readdir(d))) {
+		struct stat st;
+		size_t nl = strlen(e->d_name);
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(src_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int s2, d2;
+			if (mkdirat(dst_fd, e->d_name, 0755) < 0 && errno != EEXIST) {
+				rc = -1;
+				break;
+			}
+			s2 = openat(src_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			d2 = openat(dst_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (s2 >= 0 && d2 >= 0) {
+				if (x && x->drop && fchown(d2, x->uid, x->gid) < 0)
+					rc = -1;
+				else
+					rc = copy_tree_at(s2, d2, x, depth + 1);
+			} else {
+				rc = -1;
+			}
+			if (s2 >= 0)
+				close(s2);
+			if (d2 >= 0)
+				close(d2);
+		} else if (S_ISREG(st.st_mode) && !(nl > 2 && !strcmp(e->d_name + nl - 2, ".o"))) {
+			int in = openat(src_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out;
+			char buf[65536];
+			ssize_t got = 0;
+			if (in < 0)
+				continue;
+			out = openat(dst_fd, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				     (st.st_mode & 0111) ? 0755 : 0644);
+			if (out < 0) {
+				close(in);
+				if (errno == EEXIST)
+					continue;
+				rc = -1;
+				break;
+			}
+			while ((got = read(in, buf, sizeof(buf))) > 0)
+				if (write(out, buf, (size_t)got) != got) {
+					got = -1;
+					break;
+				}
+			if (got < 0 || (x && x->drop && fchown(out, x->uid, x->gid) < 0))
+				rc = -1;
+			if (close(out) < 0)
+				rc = -1;
+			close(in);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Gives the taken worker its task and the candidate's build caches before
+ * LOAD (include: judge_internal.h).  The worker has run only kjudge's code so
+ * far; what it writes from now on stays in its own scratch folder, which
+ * goes with it. */
+int kjj_spare_hand_over(struct kjj_spare *s, const char *abi, const char *build, struct kj_err *err)
+{
+	const struct kj_jail_exec *x = s->w.jx;
+	size_t n = strlen(abi);
+	int fd, src, dst, rc = 0;
+	if ((fd = open(s->abi_host, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+		return kj_err_sys(err, "cannot write the task's ABI '%s'", s->abi_host);
+	if (write(fd, abi, n) != (ssize_t)n)
+		rc = -1;
+	if (close(fd) < 0 || rc < 0)
+		return kj_err_set(err, KJ_E_IO, "cannot write the task's ABI '%s'", s->abi_host);
+	if (!build || !*build)
+		return 0;
+	if (mkdir(s->cache_host, 0755) < 0 && errno != EEXIST)
+		return kj_err_sys(err, "cannot create '%s'", s->cache_host);
+	src = open(build, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dst = open(s->cache_host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0 || dst < 0 || (x && x->drop && fchown(dst, x->uid, x->gid) < 0) || copy_tree_at(src, dst, x, 0) < 0)
+		rc = kj_err_sys(err, "cannot copy the build folder '%s' into the worker's '%s'", build, s->cache_host);
+	if (src >= 0)
+		close(src);
+	if (dst >= 0)
+		close(dst);
+	return rc;
 }
 
 /* Starts one spare as r says: its scratch folder, its jail (the
@@ -165,6 +273,9 @@ static struct kjj_spare *spare_start(struct kj_pypool *p, const struct kjj_spare
 	wo.fsize_limit = (size_t)512 << 20;
 	s->rc = kj_worker_start(&s->w, &wo, &s->err);
 	free(jl);
+	/* the strings these name live on this stack, and the worker outlives it */
+	s->w.opts.worker_path = s->w.opts.scratch_dir = s->w.opts.cuda_uuid = NULL;
+	s->w.opts.argv = NULL;
 	if (s->rc) {
 		s->w.sock = s->w.logfd = s->w.arena_fd = -1;
 		s->w.pid = 0;
