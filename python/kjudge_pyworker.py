@@ -974,7 +974,7 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=(), abi_file=None
         late["abi_file"] = None
         return None
     st = {"env": None, "fn": None, "loaded": False, "arena": None, "arena_ptr": 0, "arena_size": 0,
-          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None, "src": None}
+          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None, "src": None, "load_seen": None}
 
     def env_setup(device):
         """Imports and snapshots; once.  Returns an error text or None."""
@@ -1131,6 +1131,10 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=(), abi_file=None
         symbol = symbol.split(b"\0", 1)[0].decode("utf-8", "replace")
         if not cuda:
             return reply_err(seq, "the Python worker runs only on the CUDA track")
+        if st["load_seen"]:
+            # one candidate per process: nothing of one may meet the next
+            return reply_err(seq, "this worker had a LOAD already (%s): one candidate per process" %
+                             st["load_seen"])
         why = abi_ready()
         if why:
             return reply_err(seq, why)
@@ -1146,6 +1150,7 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=(), abi_file=None
         except OSError as e:
             return reply_err(seq, "cannot read %s: %s" % (path, e.strerror))
         st["src"] = src
+        st["load_seen"] = path
         sc = static_check(src, backend, symbol)
         if sc["verdict"] == "reject":
             return reply_err(seq, "rejected: " + sc["reason"])
