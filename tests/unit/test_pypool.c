@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "judge/judge_internal.h"
+#include "kjudge/fsutil.h"
 #include "kjudge/jail.h"
 #include "kjudge/python.h"
 #include "py_testlib.h"
@@ -49,6 +50,151 @@ static int gone(pid_t pid)
 static int env_error(const struct kjj_spare *s)
 {
 	return s->setup.status == KJ_CALL_ERROR && !strncmp(s->setup.msg, "kjudge-env: ", 12);
+}
+
+static const char abi[] = "{\"entry\":\"relu\",\"syms\":[\"N\"],\"args\":[{\"name\":\"x\",\"dtype\":\"f32\","
+			  "\"shape\":[\"N\"],\"kind\":\"input\"},{\"name\":\"y\",\"dtype\":\"f32\",\"shape\":"
+			  "[\"N\"],\"kind\":\"output\"}]}";
+
+static int put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A PROBE of the task's two tensors and one dim: before the worker has the
+ * ABI it answers that it cannot read it; with it, that no arena is open. */
+static void probe2(struct kjj_spare *s, struct kj_call_result *res)
+{
+	uint64_t off[2] = { 0, 64 };
+	int64_t dims[1] = { 16 };
+	struct kj_err err;
+	kj_err_init(&err);
+	if (kj_worker_probe(&s->w, off, 2, dims, 1, 10, res, &err))
+		snprintf(res->msg, sizeof(res->msg), "judge error: %s", err.msg);
+}
+
+static int load(struct kjj_spare *s, const char *cand, struct kj_call_result *res)
+{
+	struct kj_err err;
+	kj_err_init(&err);
+	if (kj_worker_load(&s->w, cand, "relu", 2, 1, 30, res, &err)) {
+		snprintf(res->msg, sizeof(res->msg), "judge error: %s", err.msg);
+		return -1;
+	}
+	return res->status == KJ_CALL_OK ? 0 : -1;
+}
+
+/* With stand-in torch, cupy and triton (py_testlib.h), SETUP succeeds and
+ * the spare is what a warm worker is on a GPU: the judge hands it the task
+ * and the build caches, it loads its candidate, and a candidate that leaves
+ * folders in its scratch folder and its cache leaves them for nobody. */
+static void stand_ins(void)
+{
+	char tmpl[] = "/tmp/kj-pypool-XXXXXX", path[PATH_MAX * 2], build[PATH_MAX], cand_a[PATH_MAX], cand_b[PATH_MAX];
+	struct kjj_spare_recipe r = recipe;
+	struct kjj_spare *sa = NULL, *sb = NULL, *sc = NULL;
+	struct kj_call_result res;
+	struct kj_err err;
+	struct kj_pypool *p;
+	kj_err_init(&err);
+	if (!mkdtemp(tmpl) || chmod(tmpl, 0755) < 0 || kjt_make_fake_venv(tmpl, r.python, sizeof(r.python))) {
+		ok(1, "# SKIP no venv with stand-ins (python3 -m venv)");
+		return;
+	}
+	/* a build folder as the build step leaves it */
+	snprintf(build, sizeof(build), "%s/build", tmpl);
+	snprintf(path, sizeof(path), "%s/triton/k1", build);
+	kj_mkdir_p(path);
+	snprintf(path, sizeof(path), "%s/torch_extensions/py/ext", build);
+	kj_mkdir_p(path);
+	snprintf(path, sizeof(path), "%s/triton/k1/k.json", build);
+	put(path, "{}\n");
+	snprintf(path, sizeof(path), "%s/torch_extensions/py/ext/ext.so", build);
+	put(path, "not really an object\n");
+	snprintf(path, sizeof(path), "%s/torch_extensions/py/ext/ext.o", build);
+	put(path, "an object\n");
+	snprintf(path, sizeof(path), "%s/torch_extensions/py/ext/passwd", build);
+	if (symlink("/etc/passwd", path) < 0)
+		ok(0, "a link in the build folder");
+	snprintf(cand_a, sizeof(cand_a), "%s/a.py", tmpl);
+	put(cand_a, "import os\n"
+		    "os.makedirs('left_by_a', exist_ok=True)\n"
+		    "os.makedirs(os.path.join(os.environ['TRITON_CACHE_DIR'], 'left_by_a'), exist_ok=True)\n"
+		    "def relu(x, y, N):\n    pass\n");
+	snprintf(cand_b, sizeof(cand_b), "%s/b.py", tmpl);
+	put(cand_b, "import os\n"
+		    "if os.path.exists('left_by_a') or os.path.exists(os.path.join(os.environ['TRITON_CACHE_DIR'], "
+		    "'left_by_a')):\n"
+		    "    raise RuntimeError('b sees what a left')\n"
+		    "def relu(x, y, N):\n    pass\n");
+
+	p = kj_pypool_new(1);
+	kjj_pypool_fill(p, &r);
+	if (!ok(kjj_pypool_take(p, &r, &sa, &err) == 0 && sa && sa->rc == 0 && sa->setup.status == KJ_CALL_OK,
+		"with stand-ins a spare's SETUP succeeds: %s", sa ? sa->setup.msg : err.msg)) {
+		kjj_spare_free(sa);
+		kj_pypool_free(p);
+		kj_rm_tree(tmpl);
+		return;
+	}
+	ok(kj_py_filter_on(sa->w.wpid, path, sizeof(path)) == 1, "the spare waits under its seccomp filter");
+	probe2(sa, &res);
+	ok(res.status == KJ_CALL_ERROR && strstr(res.msg, "cannot read the task's ABI"),
+	   "before the hand-over the worker has no task (%s)", res.msg);
+	/* the task and the caches */
+	ok(kjj_spare_hand_over(sa, abi, build, &err) == 0, "the hand-over: %s", err.msg);
+	snprintf(path, sizeof(path), "%s/triton/k1/k.json", sa->cache_host);
+	ok(access(path, R_OK) == 0, "the build folder's Triton cache is copied into the worker's scratch folder");
+	snprintf(path, sizeof(path), "%s/torch_extensions/py/ext/ext.so", sa->cache_host);
+	ok(access(path, R_OK) == 0, "so is the extension");
+	snprintf(path, sizeof(path), "%s/torch_extensions/py/ext/ext.o", sa->cache_host);
+	ok(access(path, F_OK) != 0, "objects are not");
+	snprintf(path, sizeof(path), "%s/torch_extensions/py/ext/passwd", sa->cache_host);
+	ok(access(path, F_OK) != 0, "nor links");
+	ok(kj_worker_nop(&sa->w, 10, &res, &err) == 0 && res.status == KJ_CALL_OK, "the NOP after it is answered: %s",
+	   res.msg);
+	probe2(sa, &res);
+	ok(res.status == KJ_CALL_ERROR && strstr(res.msg, "no device arena"),
+	   "then the worker has the task's ABI (two tensors, one dim: %s)", res.msg);
+	ok(load(sa, cand_a, &res) == 0, "the first candidate loads: %s", res.msg);
+	snprintf(path, sizeof(path), "%s/left_by_a", sa->scratch);
+	ok(access(path, F_OK) == 0, "it left a folder in its scratch folder");
+	snprintf(path, sizeof(path), "%s/triton/left_by_a", sa->cache_host);
+	ok(access(path, F_OK) == 0, "and one in its Triton cache (its copy)");
+	snprintf(path, sizeof(path), "%s/triton/left_by_a", build);
+	ok(access(path, F_OK) != 0, "the build folder itself is untouched");
+
+	/* the next candidate, in the next spare */
+	kjj_pypool_fill(p, &r);
+	if (ok(kjj_pypool_take(p, &r, &sb, &err) == 0 && sb && sb->rc == 0 && sb->setup.status == KJ_CALL_OK,
+	       "the next spare: %s", sb ? sb->setup.msg : err.msg)) {
+		ok(sb->w.wpid != sa->w.wpid, "is another process");
+		ok(kjj_spare_hand_over(sb, abi, build, &err) == 0 &&
+		   kj_worker_nop(&sb->w, 10, &res, &err) == 0 && res.status == KJ_CALL_OK, "gets the same task");
+		ok(load(sb, cand_b, &res) == 0, "and the second candidate finds nothing of the first's: %s", res.msg);
+		ok(load(sb, cand_a, &res) != 0, "a second LOAD in one worker is refused (%s)", res.msg);
+	}
+	/* the control: where the first candidate's folder is, the second sees it */
+	kjj_pypool_fill(p, &r);
+	if (kjj_pypool_take(p, &r, &sc, &err) == 0 && sc && sc->rc == 0 && sc->setup.status == KJ_CALL_OK) {
+		snprintf(path, sizeof(path), "%s/left_by_a", sc->scratch);
+		kj_mkdir_p(path);
+		kjj_spare_hand_over(sc, abi, build, &err);
+		kj_worker_nop(&sc->w, 10, &res, &err);
+		ok(load(sc, cand_b, &res) != 0 && strstr(res.msg, "b sees what a left"),
+		   "(control: in a scratch folder that holds the folder, the second candidate sees it: %s)", res.msg);
+	} else {
+		ok(0, "a third spare: %s", sc ? sc->err.msg : err.msg);
+	}
+	kjj_spare_free(sa);
+	kjj_spare_free(sb);
+	kjj_spare_free(sc);
+	kj_pypool_free(p);
+	kj_rm_tree(tmpl);
 }
 
 int main(void)
@@ -196,6 +342,8 @@ int main(void)
 		/* popen's own shell is the one child ps may list */
 		ok(n <= 1, "a pool freed while its spare starts leaves no child behind (%d)", n);
 	}
+
+	stand_ins();
 
 	/* no spares wanted: every take starts its worker then */
 	p = kj_pypool_new(0);
