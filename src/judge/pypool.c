@@ -282,6 +282,12 @@ static struct kjj_spare *spare_start(struct kj_pypool *p, const struct kjj_spare
 		return s;
 	}
 	pthread_mutex_lock(&p->mu);
+	if (p->stop) {
+		/* freed while this one started: no SETUP (seconds of imports) */
+		pthread_mutex_unlock(&p->mu);
+		s->rc = kj_err_set(&s->err, KJ_E_WORKER, "the pool was freed");
+		return s;
+	}
 	p->warming_pid = s->w.pid;
 	pthread_mutex_unlock(&p->mu);
 	s->rc = kj_worker_setup(&s->w, SPARE_SETUP_TIMEOUT_S, &s->setup, &s->err);
