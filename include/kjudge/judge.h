@@ -123,6 +123,18 @@ void kj_pypool_free(struct kj_pypool *p);
 /* $KJUDGE_PY_SPARES (0 .. 4), default 1. */
 int kj_pypool_spares_default(void);
 
+/* The compile-ahead of a KernelBench candidate (`kjudge run`'s CPU pool):
+ * when the source uses torch's load_inline, the build step runs without the
+ * GPU (its own jail, no device files), so that the import's nvcc build fills
+ * the candidate's build folder (<cache>/pybuild/<sha>) before the judge's own
+ * step, which then finds the extension built and only warms up on the GPU.
+ * arch: the device's ("sm_90a"), so that nvcc's flags are the device's.  A
+ * failure is not a verdict (kj_eval builds again and decides).  Returns 0
+ * (*built 1 when the step ran), or an error.  Other backends and sources:
+ * 0, nothing done. */
+int kj_py_prebuild(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o, const char *arch,
+		   int *built, struct kj_err *err);
+
 /* Judges source (len bytes) against t.  Returns 0 when a verdict was reached
  * (whatever it is), or an error when the judge itself failed (worker missing,
  * out of memory...). */

@@ -856,6 +856,8 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 		   (rc = jail_add_file(jl, py->cand, "load0.py", j->err))) {
 		goto out;
 	}
+	if (py->cpu_only)
+		jl->gpu = 0;
 	jl->scratch = scratch;
 	/* the candidate at the path the timed worker's LOAD gives it (the
 	 * worker client stages the first LOAD as load0.py), so that nothing
@@ -900,11 +902,16 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 			envp[n++] = envbuf + off;
 			off += (size_t)w + 1;
 		}
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < 6; i++) {
 			static const char *const names[] = { "HOME", "TMPDIR", "USER", "LOGNAME",
-							     "CUDA_VISIBLE_DEVICES" };
-			/* the judge's GPU alone, by UUID, as for the timed worker */
+							     "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST" };
+			/* the judge's GPU alone, by UUID, as for the timed worker (none
+			 * for the compile-ahead's step); the device's architecture
+			 * named, so that load_inline's nvcc flags are the same with
+			 * the GPU and without it (ninja then has nothing to redo) */
 			const char *v = i < 2 ? in : i < 4 ? "kjudge" :
+					i == 5 ? (py->arch_list[0] ? py->arch_list : NULL) :
+					py->cpu_only ? "" :
 					cuda_uuid && *cuda_uuid ? cuda_uuid : getenv("CUDA_VISIBLE_DEVICES");
 			int w;
 			if (!v)
@@ -1269,6 +1276,21 @@ static void py_after_floor(struct judge *j)
 	kjj_pypool_fill(j->o->pypool, &r);
 }
 
+/* TORCH_CUDA_ARCH_LIST for a device of architecture arch ("sm_90a" ->
+ * "9.0+PTX"): what torch derives from the device itself when the variable is
+ * unset (the capability, its PTX too), so that the compile-ahead's build
+ * without the GPU gives nvcc the same flags.  "" when arch is not sm_NN. */
+static void arch_list(const char *arch, char *out, size_t len)
+{
+	size_t n;
+	out[0] = '\0';
+	if (!arch || strncmp(arch, "sm_", 3))
+		return;
+	n = strspn(arch + 3, "0123456789");
+	if (n >= 2 && n <= 3)
+		snprintf(out, len, "%.*s.%c+PTX", (int)n - 1, arch + 3, arch[3 + n - 1]);
+}
+
 /* The build (load_inline, Triton's compiler) is a step of its own, in its
  * own jail, before the timed worker, which then runs without exec. */
 static int py_build(struct judge *j, const char *src, size_t len)
@@ -1287,9 +1309,54 @@ static int py_build(struct judge *j, const char *src, size_t len)
 			kjj_pypool_fill(pool, &r);
 		kj_err_init(j->err);
 	}
+	if (j->gpu && strstr(j->py->uses, "inline"))
+		arch_list(kj_gpu_get_info(j->gpu)->arch, j->py->arch_list, sizeof(j->py->arch_list));
 	kjj_prof_begin(j, KJ_PROF_COMPILE);
 	rc = kjj_py_build(j, j->py, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, j->unconfined);
 	kjj_prof_end(j);
+	return rc;
+}
+
+int kj_py_prebuild(const kj_task *t, const char *src, size_t len, const struct kj_eval_opts *o, const char *arch,
+		   int *built, struct kj_err *err)
+{
+	struct judge j;
+	struct kjj_py py;
+	struct kj_eval_opts oo = *o;
+	kj_verdict v;
+	int rc = 0;
+	*built = 0;
+	if (o->backend != KJ_BACKEND_KERNELBENCH)
+		return 0;
+	memset(&j, 0, sizeof(j));
+	kjj_py_init(&py);
+	kj_verdict_init(&v);
+	oo.progress = NULL;
+	j.t = t;
+	j.o = &oo;
+	j.v = &v;
+	j.err = err;
+	j.py = &py;
+	j.cand_state = &py;
+	j.unconfined = o->unconfined || kj_worker_profile_mode();
+	j.load_timeout_s = 900;
+	kj_sha256_hex(src, len, v.sha256);
+	/* what needs no GPU is load_inline's build at import */
+	source_uses(src, len, &py);
+	if (!strstr(py.uses, "inline"))
+		goto out;
+	py.cpu_only = 1;
+	arch_list(arch, py.arch_list, sizeof(py.arch_list));
+	if ((rc = find_python(py.python, sizeof(py.python), err)) || (rc = find_worker(&oo, py.worker, sizeof(py.worker), err)) ||
+	    (rc = write_candidate(&j, src, len, &py)))
+		goto out;
+	rc = kjj_py_build(&j, &py, NULL, j.unconfined);
+	if (rc == 1) /* a build error: the judge's own step says so again */
+		rc = 0;
+	*built = rc == 0;
+out:
+	kj_verdict_release(&v);
+	kjj_py_release(&py);
 	return rc;
 }
 

@@ -507,6 +507,9 @@ struct kjj_py {
 	char uses[32];      /* what the source names, for the build step's warm-up: "triton,inline" */
 	struct kj_pypool *own_pool; /* kj_eval's own pre-warmed worker when the caller gave no
 				     * pool (o->pypool), owned */
+	char arch_list[32]; /* TORCH_CUDA_ARCH_LIST for the build step ("9.0+PTX"), "" none */
+	int cpu_only;       /* the build step without the GPU: the compile-ahead's import
+			     * (load_inline's nvcc), no warm-up (kj_py_prebuild) */
 };
 void kjj_py_init(struct kjj_py *py);
 void kjj_py_release(struct kjj_py *py);
