@@ -32,7 +32,8 @@
 #          one's files; PYW_T_S seconds, default 300), then bench/py_prewarm.sh
 #          (per-candidate cost cold and warm with the profile's split, with and
 #          without spares, over PYW_N triton solutions, default 6; PYW_S seconds,
-#          default 280)
+#          default 280; PYW_INLINE=M adds a run of M distinct load_inline
+#          candidates, built ahead on the compile pool)
 #   sizes  bench/baseline_sizes.sh .kb/kb (KernelBench checkout), no GPU cases,
 #          in SIZES_S seconds (default 200); SIZES_ARGS more of its options
 #          (e.g. "--only avg_pool2d --sizes both")

@@ -8,6 +8,9 @@
 #   1. kjudge eval of relu on the triton and the kernelbench tracks;
 #   2. kjudge run of N triton solutions (distinct sources, each its own
 #      build), per candidate.
+#   3. with PYW_INLINE=M: kjudge run of M distinct copies of the load_inline
+#      solution (kernelbench): their nvcc builds run on the compile-ahead pool
+#      (kj_py_prebuild), the warm-ups on the GPU's thread.
 # The device calibration is copied in, not measured.  Not a test: numbers.
 #   KJ_BUILD=build bash bench/py_prewarm.sh [N]
 set -u
@@ -69,3 +72,21 @@ for n in 0 1; do
 		show "$W/s.json" "run triton spares=$n $run" "$(( (t1 - t0) / 1000000 ))e-3" || tail -n 3 "$W/e.txt"
 	done
 done
+
+if [ "${PYW_INLINE:-0}" -gt 0 ]; then
+	echo "== kjudge run, $PYW_INLINE distinct load_inline solutions (kernelbench), --perf-budget 0.3"
+	mkdir -p "$W/inl"
+	: >"$W/spec_inl.jsonl"
+	for k in $(seq 1 "$PYW_INLINE"); do
+		cp "$R/examples/solutions/kernelbench/relu_cuda_inline.py" "$W/inl/$k.py"
+		printf '\n# variant %d\n' "$k" >>"$W/inl/$k.py"
+		printf '{"task": "level1/relu", "model": "m", "sample": %d, "path": "%s"}\n' "$k" "$W/inl/$k.py" \
+			>>"$W/spec_inl.jsonl"
+	done
+	fresh_cache
+	t0=$(date +%s%N)
+	KJUDGE_CACHE=$W/cache "$KJ" run "$W/spec_inl.jsonl" --db "$W/inl.sqlite" --backend kernelbench \
+		--perf-budget 0.3 --json >"$W/s.json" 2>"$W/e.txt"
+	t1=$(date +%s%N)
+	show "$W/s.json" "run kernelbench inline cold" "$(( (t1 - t0) / 1000000 ))e-3" || tail -n 3 "$W/e.txt"
+fi
