@@ -7,7 +7,7 @@
  * on its socket.  Nothing of a task or a candidate is in it: its command
  * line names only the backend, and the task's ABI and the candidate's build
  * caches reach its own scratch folder when the judge takes it
- * (cand_py.c), the candidate itself with LOAD.  A spare is taken once and
+ * (kjj_spare_hand_over), the candidate itself with LOAD.  A spare is taken once and
  * never comes back: one candidate per process.
  *
  * One thread per pool starts every spare: PR_SET_PDEATHSIG ties a worker
