@@ -574,8 +574,10 @@ void kjj_spare_free(struct kjj_spare *s);
  * at its next request, and a copy of the folder build (may be NULL) into
  * s->cache_host, its cache folder: folders and regular files, never
  * following a link, without objects (*.o: the worker loads the built
- * extension, it never links), handed to the sandbox's uid when the jail
- * drops to one (torch takes a lock file in an extension's folder).
+ * extension, it never links), at most 2 GiB and 50000 entries (the build
+ * step's candidate chose the folder's size), handed to the sandbox's uid
+ * when the jail drops to one (torch takes a lock file in an extension's
+ * folder).
  * Returns 0 or an error. */
 int kjj_spare_hand_over(struct kjj_spare *s, const char *abi, const char *build, struct kj_err *err);
 /* Asks the pool's thread to keep its spares warm as r (spares of another

@@ -83,28 +83,44 @@ void kjj_spare_free(struct kjj_spare *s)
 	free(s);
 }
 
+/* What the hand-over copies at most: the build step wrote the build folder
+ * (its candidate's code ran there), so its size is the candidate's to
+ * choose.  Past either bound the copy stops, and what a candidate's worker
+ * then misses is its own failure. */
+#define COPY_MAX_BYTES ((uint64_t)2 << 30)
+#define COPY_MAX_ENTRIES 50000
+
+struct copy_budget {
+	uint64_t bytes;
+	long entries;
+};
+
 /* Copies the regular files and folders of the folder src_fd into dst_fd
  * (made by the judge in the worker's own scratch folder), never following
- * a link, keeping what is there already; objects (*.o) stay behind: the
- * worker loads the built extension, it never links again.  Files are handed
- * to the sandbox's uid when the jail drops to one (torch takes a lock file
- * in an extension's folder).  Returns 0, or -1 (errno). */
-static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, int depth)
+ * a link, keeping what is there already, within budget; objects (*.o) stay
+ * behind: the worker loads the built extension, it never links again.
+ * Files are handed to the sandbox's uid when the jail drops to one (torch
+ * takes a lock file in an extension's folder).  Returns 0, or -1 (errno). */
+static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, int depth, struct copy_budget *b)
 {
 	DIR *d;
 	struct dirent *e;
-	int rc = 0, sfd = dup(src_fd);
-	if (sfd < 0)
+	int rc = 0, sfd;
+	if (depth > 16)
+		return 0;
+	if ((sfd = dup(src_fd)) < 0)
 		return -1;
-	if (depth > 16 || !(d = fdopendir(sfd))) {
+	if (!(d = fdopendir(sfd))) {
 		close(sfd);
-		return depth > 16 ? 0 : -1;
+		return -1;
 	}
 	while (rc == 0 && (e = readdir(d))) {
 		struct stat st;
 		size_t nl = strlen(e->d_name);
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
+		if (++b->entries > COPY_MAX_ENTRIES || b->bytes > COPY_MAX_BYTES)
+			break;
 		if (fstatat(src_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
@@ -119,7 +135,7 @@ static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, in
 				if (x && x->drop && fchown(d2, x->uid, x->gid) < 0)
 					rc = -1;
 				else
-					rc = copy_tree_at(s2, d2, x, depth + 1);
+					rc = copy_tree_at(s2, d2, x, depth + 1, b);
 			} else {
 				rc = -1;
 			}
@@ -128,11 +144,16 @@ static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, in
 			if (d2 >= 0)
 				close(d2);
 		} else if (S_ISREG(st.st_mode) && !(nl > 2 && !strcmp(e->d_name + nl - 2, ".o"))) {
-			int in = openat(src_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out;
+			/* O_NONBLOCK: what is no longer a regular file does not block */
+			int in = openat(src_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), out;
 			char buf[65536];
 			ssize_t got = 0;
 			if (in < 0)
 				continue;
+			if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+				close(in);
+				continue;
+			}
 			out = openat(dst_fd, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				     (st.st_mode & 0111) ? 0755 : 0644);
 			if (out < 0) {
@@ -142,11 +163,13 @@ static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, in
 				rc = -1;
 				break;
 			}
-			while ((got = read(in, buf, sizeof(buf))) > 0)
+			while (b->bytes <= COPY_MAX_BYTES && (got = read(in, buf, sizeof(buf))) > 0) {
+				b->bytes += (uint64_t)got;
 				if (write(out, buf, (size_t)got) != got) {
 					got = -1;
 					break;
 				}
+			}
 			if (got < 0 || (x && x->drop && fchown(out, x->uid, x->gid) < 0))
 				rc = -1;
 			if (close(out) < 0)
@@ -165,6 +188,7 @@ static int copy_tree_at(int src_fd, int dst_fd, const struct kj_jail_exec *x, in
 int kjj_spare_hand_over(struct kjj_spare *s, const char *abi, const char *build, struct kj_err *err)
 {
 	const struct kj_jail_exec *x = s->w.jx;
+	struct copy_budget budget = { 0, 0 };
 	size_t n = strlen(abi);
 	int fd, src, dst, rc = 0;
 	if ((fd = open(s->abi_host, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
@@ -179,7 +203,8 @@ int kjj_spare_hand_over(struct kjj_spare *s, const char *abi, const char *build,
 		return kj_err_sys(err, "cannot create '%s'", s->cache_host);
 	src = open(build, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	dst = open(s->cache_host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (src < 0 || dst < 0 || (x && x->drop && fchown(dst, x->uid, x->gid) < 0) || copy_tree_at(src, dst, x, 0) < 0)
+	if (src < 0 || dst < 0 || (x && x->drop && fchown(dst, x->uid, x->gid) < 0) ||
+	    copy_tree_at(src, dst, x, 0, &budget) < 0)
 		rc = kj_err_sys(err, "cannot copy the build folder '%s' into the worker's '%s'", build, s->cache_host);
 	if (src >= 0)
 		close(src);
