@@ -8,8 +8,14 @@
  * given twice); a spare that died before use is replaced; a change of
  * recipe drops the old spares; each spare has its own scratch folder, empty
  * of the task and of any other spare's files; and the pool kills its spares
- * when freed, leaving no process behind.  Needs python3 (or $KJ_PYTHON) and
- * bwrap; the script is found from $KJ_ROOT (default ".").
+ * when freed, leaving no process behind, as does a judge that exits without
+ * freeing it.  Then, with stand-in torch, cupy and triton in a venv
+ * (py_testlib.h: the project's own few lines, enough for SETUP), what a warm
+ * spare does with its candidate: no task before the hand-over, then the ABI
+ * and a copy of the build caches (no objects, no links), one LOAD only, and
+ * what a candidate leaves in its scratch folder and cache is seen by no
+ * later candidate (with a control that would see it).  Needs python3 (or
+ * $KJ_PYTHON) and bwrap; the script is found from $KJ_ROOT (default ".").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,11 +42,30 @@ static int alive(pid_t pid)
 	return pid > 0 && kill(pid, 0) == 0;
 }
 
-/* A spare's worker is gone once its process is reaped (kill says ESRCH). */
+/* Whether pid is dead: no such process, or a zombie (whose reaper, after
+ * its parent died, may be slow or absent in a container). */
+static int dead_now(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+/* A spare's worker is gone within two seconds. */
 static int gone(pid_t pid)
 {
 	for (int i = 0; i < 200; i++) {
-		if (kill(pid, 0) < 0 && errno == ESRCH)
+		if (dead_now(pid))
 			return 1;
 		usleep(10000);
 	}
@@ -207,13 +232,21 @@ int main(void)
 	int ready, warming, fd;
 	long started;
 	pid_t pid0, pid1, pid2, pid3, bw;
+	char tmpdir[] = "/tmp/kj-pypool-tmp-XXXXXX";
 	kj_err_init(&err);
+	/* the spares' scratch folders in a TMPDIR of this test's own */
+	if (!mkdtemp(tmpdir) || chmod(tmpdir, 0755) < 0 || setenv("TMPDIR", tmpdir, 1) < 0) {
+		ok(0, "a temporary folder");
+		return done_testing();
+	}
 	if (kjt_find_python(recipe.python, sizeof(recipe.python))) {
 		printf("1..0 # SKIP no python3\n");
+		rmdir(tmpdir);
 		return 0;
 	}
 	if (kj_jail_available(&err)) {
 		printf("1..0 # SKIP no sandbox: %s\n", err.msg);
+		rmdir(tmpdir);
 		return 0;
 	}
 	snprintf(recipe.worker, sizeof(recipe.worker), "%s/python/kjudge_pyworker.py", root && *root ? root : ".");
@@ -324,6 +357,35 @@ int main(void)
 	kj_pypool_free(p);
 	ok(gone(pid0), "freeing the pool kills its spares: no process left");
 
+	/* a judge that dies without freeing its pool leaves no spare behind
+	 * (a worker dies with the thread that forked it) */
+	{
+		int pfd[2];
+		pid_t child = -1, got = 0;
+		if (pipe(pfd) == 0)
+			child = fork();
+		if (child == 0) {
+			struct kj_pypool *cp = kj_pypool_new(1);
+			pid_t sp;
+			close(pfd[0]);
+			kjj_pypool_fill(cp, &recipe);
+			kjj_pypool_quiesce(cp);
+			sp = kjj_pypool_peek(cp);
+			if (write(pfd[1], &sp, sizeof(sp)) != (ssize_t)sizeof(sp))
+				_exit(1);
+			_exit(0);
+		} else if (child > 0) {
+			close(pfd[1]);
+			if (read(pfd[0], &got, sizeof(got)) != (ssize_t)sizeof(got))
+				got = 0;
+			close(pfd[0]);
+			waitpid(child, NULL, 0);
+		}
+		ok(got > 0 && gone(got), "a judge that exits without freeing its pool leaves no spare (pid %d)", (int)got);
+		/* (its scratch folder stays, as a killed judge's would: in this
+		 * test's TMPDIR, removed at the end) */
+	}
+
 	/* freed while a spare is still starting: it does not outlive the pool */
 	p = kj_pypool_new(1);
 	kjj_pypool_fill(p, &recipe);
@@ -357,5 +419,6 @@ int main(void)
 	kjj_spare_free(s1);
 	kj_pypool_free(p);
 	remove(filter);
+	kj_rm_tree(tmpdir);
 	return done_testing();
 }
