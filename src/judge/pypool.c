@@ -49,6 +49,7 @@ struct kj_pypool {
 	struct kjj_spare *ready;      /* started (or failed to), not taken; oldest first */
 	int nready, warming, want;    /* the thread starts one while nready + warming < want */
 	pid_t warming_pid;            /* the spare being set up (its process group), or 0 */
+	int oom;                      /* the thread could not allocate a spare */
 	long started;
 };
 
@@ -352,8 +353,9 @@ static void *pool_main(void *arg)
 			kjj_spare_free(s);
 			pthread_mutex_lock(&p->mu);
 		} else {
-			/* out of memory: stop asking, a take then says so */
+			/* out of memory: stop asking; a waiting take says so */
 			p->want = p->nready;
+			p->oom = 1;
 		}
 		pthread_cond_broadcast(&p->cv);
 	}
@@ -476,15 +478,16 @@ int kjj_pypool_take(struct kj_pypool *p, const struct kjj_spare_recipe *r, struc
 		}
 		if (s)
 			break;
-		/* none ready: one more is started (or is starting) for this take */
-		if (p->want < p->nready + p->warming + 1)
-			p->want = p->nready + p->warming + 1;
-		pthread_cond_broadcast(&p->cv);
-		if (p->want == 0 && !p->warming) {
+		if (p->oom) {
+			p->oom = 0;
 			pthread_mutex_unlock(&p->mu);
 			free_list(drop);
 			return kj_err_set(err, KJ_E_NOMEM, "out of memory");
 		}
+		/* none ready: one more is started (or is starting) for this take */
+		if (p->want < p->nready + p->warming + 1)
+			p->want = p->nready + p->warming + 1;
+		pthread_cond_broadcast(&p->cv);
 		pthread_cond_wait(&p->cv, &p->mu);
 	}
 	/* no refill here: the judge asks for the next spare once this
