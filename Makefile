@@ -125,6 +125,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/tap.h $(BUILD)/libkjudge.a
 	$(CC) $(KJ_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkjudge.a $(LDLIBS)
 $(addprefix $(BUILD)/tests/test_ops_,a b c d e f): tests/unit/ops_testlib.h
 $(addprefix $(BUILD)/tests/test_,worker sandbox jail): tests/unit/so_testlib.h
+$(addprefix $(BUILD)/tests/test_,pyworker pyfilter pysandbox pybuild pypool): tests/unit/py_testlib.h
 
 # GPU tests link the shared library, so that the GPU machine gets one copy of
 # the device code (the fatbin is most of the size) and small test programs.

@@ -27,6 +27,14 @@
 #   ivl    bench/interval_check.sh (five evals of three honest CUDA solutions)
 #   py     tests/gpu/t50_python.sh over PY_ONLY (default: the new KernelBench
 #          solutions and every Python red-team case)
+#   pyw    pre-warmed Python workers: tests/gpu/t52_py_prewarm.sh (the same verdicts
+#          with KJUDGE_PY_SPARES=0 and 1 in eval and run; no candidate sees the last
+#          one's files; PYW_T_S seconds, default 500; KJ_PY_INLINE=1 adds the
+#          load_inline solution)
+#   pyb    bench/py_prewarm.sh: per-candidate cost cold and warm with the profile's
+#          split, with and without spares, over PYW_N triton solutions (default 6);
+#          PYW_INLINE=M adds a run of M distinct load_inline candidates, built
+#          ahead on the compile pool; PYW_S seconds, default 500
 #   sizes  bench/baseline_sizes.sh .kb/kb (KernelBench checkout), no GPU cases,
 #          in SIZES_S seconds (default 200); SIZES_ARGS more of its options
 #          (e.g. "--only avg_pool2d --sizes both"; --sizes kjudge|kernelbench|both)
@@ -66,6 +74,8 @@ for p in ${PARTS:-thr check lat}; do
 	ivl) bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
 	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
 		timeout "${PY_S:-220}" prove -v --exec '' tests/gpu/t50_python.sh >"$O/py.log" 2>&1 ;;
+	pyw) timeout "${PYW_T_S:-500}" prove -v --exec '' tests/gpu/t52_py_prewarm.sh >"$O/pyw.log" 2>&1 ;;
+	pyb) timeout "${PYW_S:-500}" bash bench/py_prewarm.sh "${PYW_N:-6}" >"$O/pyb.log" 2>&1 ;;
 	sizes) KJ_SIZES_TEST_S=0 KJ_SIZES_TOTAL_S=${SIZES_S:-200} bash bench/baseline_sizes.sh .kb/kb ${SIZES_ARGS:-} >"$O/sizes.log" 2>&1 ;;
 	kbp) KJ_KB_LOG=$O/kbp_cases.txt timeout "${KBP_T_S:-300}" prove -v --exec '' tests/gpu/t60_kbprob.sh >"$O/kbp.log" 2>&1
 		N=${KBP_N:-12} TOTAL=${KBP_S:-180} bash bench/kb_problems.sh .kb/kb >"$O/kbp_bench.log" 2>&1 ;;
@@ -92,6 +102,8 @@ for p in ${PARTS:-thr check lat}; do
 	tt) cut -c1-400 "$O/tt.log" | head -60 ;;
 	ivl) grep -E "OVERLAP|WIDTH|CONTAINS|interval_check:|overall" "$O/ivl.log" | head -40 ;;
 	py) grep -E "^(not )?ok" "$O/py.log" | cut -c1-220 | head -40; grep -E "^(Files|Result)" "$O/py.log" ;;
+	pyw) grep -E "^(not )?ok|^#" "$O/pyw.log" | cut -c1-220 | head -70; grep -E "^(Files|Result)" "$O/pyw.log" ;;
+	pyb) cut -c1-300 "$O/pyb.log" ;;
 	sizes) grep -vE "^\s*$" "$O/sizes.log" | tail -n 45 | cut -c1-200 ;;
 	kbp|kbpt|kbpb) [ "$p" = kbpb ] || { grep -E "^(not )?ok|^#   status" "$O/kbp.log" | cut -c1-220 | head -40
 			grep -E "^(Files|Result)" "$O/kbp.log"; cut -c1-250 "$O/kbp_cases.txt" 2>/dev/null; }

@@ -909,7 +909,7 @@ def build(path, backend, abi, cache, entry, result_fd, uses=(), call_limit_s=60)
     return 0
 
 
-def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
+def serve(backend, abi, cache, trace=False, seccomp=None, uses=(), abi_file=None):
     import socket
     import time
     try:
@@ -949,8 +949,32 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
     args_spec = abi.get("args", [])
     syms = abi.get("syms", [])
     kb = abi.get("kb")
+    # a pre-warmed worker (abi_file) starts before its task is known: the
+    # judge writes the task's ABI into that file once it gives the worker a
+    # candidate, and the worker reads it at the next request, before LOAD
+    # (the candidate may rewrite the file later: it is never read again)
+    late = {"abi_file": abi_file}
+
+    def abi_ready():
+        """Returns None once the ABI is known, else why not."""
+        nonlocal args_spec, syms, kb
+        path = late["abi_file"]
+        if not path:
+            return None
+        if st["loaded"]:
+            return "the task's ABI came after LOAD"
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                got = json.loads(f.read())
+        except (OSError, ValueError) as e:
+            return "cannot read the task's ABI %s: %s" % (path, e)
+        if not isinstance(got, dict):
+            return "the task's ABI in %s is not an object" % path
+        args_spec, syms, kb = got.get("args", []), got.get("syms", []), got.get("kb")
+        late["abi_file"] = None
+        return None
     st = {"env": None, "fn": None, "loaded": False, "arena": None, "arena_ptr": 0, "arena_size": 0,
-          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None, "src": None}
+          "device": None, "counts": {}, "nptr": 0, "ndim": 0, "path": None, "src": None, "load_seen": None}
 
     def env_setup(device):
         """Imports and snapshots; once.  Returns an error text or None."""
@@ -1107,6 +1131,13 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
         symbol = symbol.split(b"\0", 1)[0].decode("utf-8", "replace")
         if not cuda:
             return reply_err(seq, "the Python worker runs only on the CUDA track")
+        if st["load_seen"]:
+            # one candidate per process: nothing of one may meet the next
+            return reply_err(seq, "this worker had a LOAD already (%s): one candidate per process" %
+                             st["load_seen"])
+        why = abi_ready()
+        if why:
+            return reply_err(seq, why)
         if nptr != len(args_spec) or ndim != len(syms):
             return reply_err(seq, "LOAD has %d tensors and %d dims, the worker's ABI %d and %d" %
                              (nptr, ndim, len(args_spec), len(syms)))
@@ -1119,6 +1150,7 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
         except OSError as e:
             return reply_err(seq, "cannot read %s: %s" % (path, e.strerror))
         st["src"] = src
+        st["load_seen"] = path
         sc = static_check(src, backend, symbol)
         if sc["verdict"] == "reject":
             return reply_err(seq, "rejected: " + sc["reason"])
@@ -1222,6 +1254,9 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
         if probe:
             if st["loaded"] or st["env"] is None:
                 return reply_err(seq, "PROBE is for after SETUP and before LOAD")
+            why = abi_ready() if late["abi_file"] else None
+            if why:
+                return reply_err(seq, why)
             if nptr == 0 and ndim == 0:
                 # the round trip alone, through the timing path
                 e = st["env"]
@@ -1405,6 +1440,10 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=()):
         return reply_ok(seq, t_ret - t0, int(gpu_ms * 1e6), t1 - t0)
 
     def do_nop(seq):
+        if late["abi_file"] and st["env"] is not None and os.path.exists(late["abi_file"]):
+            why = abi_ready()
+            if why:
+                return reply_err(seq, why)
         counts = st["counts"]
         if counts:
             items = sorted(counts.items(), key=lambda kv: -kv[1])
@@ -1808,6 +1847,9 @@ def main(argv):
     ap.add_argument("--check", metavar="FILE", help="print the static verdict on FILE")
     ap.add_argument("--entry", default="", help="the entry function (triton backend)")
     ap.add_argument("--abi", default="{}", help="the task's ABI as JSON (written by the judge)")
+    ap.add_argument("--abi-file", default="",
+                    help="a pre-warmed worker: the task's ABI is read from this file (written by the judge) "
+                    "at the first request after SETUP")
     ap.add_argument("--cache", default="", help="folder for Triton's and torch's build caches")
     ap.add_argument("--build", metavar="FILE", help="the build step: import FILE and warm it up (the judge runs it)")
     ap.add_argument("--result-fd", type=int, default=1, help="where --build writes its JSON lines")
@@ -1846,7 +1888,7 @@ def main(argv):
         return serve_reference(abi, a.reference)
     if a.build:
         return build(a.build, a.backend, abi, a.cache, a.entry or abi.get("entry", ""), a.result_fd, uses)
-    return serve(a.backend, abi, a.cache, a.trace, a.seccomp or None, uses)
+    return serve(a.backend, abi, a.cache, a.trace, a.seccomp or None, uses, a.abi_file or None)
 
 
 if __name__ == "__main__":

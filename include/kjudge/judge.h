@@ -52,6 +52,9 @@ struct kj_eval_opts {
 	                             evaluations (a run, the demo); NULL: kj_eval
 	                             opens and closes its own */
 	int no_cache;
+	struct kj_pypool *pypool; /* pre-warmed Python workers to take from and refill (a
+				   * run's or a server's, one per device); NULL: kj_eval
+				   * warms its own one worker while the candidate builds */
 	void (*progress)(void *ctx, const char *line); /* optional */
 	void *progress_ctx;
 };
@@ -101,6 +104,36 @@ void kj_timing_summary(double *xs, int n, double *med, double *iqr, int *stable)
 /* Hidden-seed mode: a base seed nothing the candidate sees can predict,
  * the first 64 bits of sha256("kjudge-seed-secret/1" + secret). */
 uint64_t kj_seed_from_secret(const char *secret);
+
+/* Pre-warmed Python workers (--backend triton|kernelbench; docs/kernelbench.md,
+ * "Pre-warmed workers"): a pool keeps up to `spares` workers started ahead in
+ * their jails, each past its interpreter's start, torch's import and its CUDA
+ * context (SETUP), under its seccomp filter, blocked on its socket, and with
+ * nothing of a task's or a candidate's.  kj_eval takes one per candidate,
+ * gives it the task and the candidate, and never gives it back: one candidate
+ * per process.  One thread of the pool starts every spare; spares die with
+ * it (kj_pypool_free, or the judge's death).  kj_pypool_new returns NULL
+ * when out of memory; spares 0: each worker starts when its candidate needs
+ * it (what `KJUDGE_PY_SPARES=0` asks for). */
+struct kj_pypool;
+struct kj_pypool *kj_pypool_new(int spares);
+/* Kills every spare, ends the pool's thread, frees.  NULL is fine.  A worker
+ * taken from the pool must be stopped before. */
+void kj_pypool_free(struct kj_pypool *p);
+/* $KJUDGE_PY_SPARES (0 .. 4), default 1. */
+int kj_pypool_spares_default(void);
+
+/* The compile-ahead of a KernelBench candidate (`kjudge run`'s CPU pool):
+ * when the source uses torch's load_inline, the build step runs without the
+ * GPU (its own jail, no device files), so that the import's nvcc build fills
+ * the candidate's build folder (<cache>/pybuild/<sha>) before the judge's own
+ * step, which then finds the extension built and only warms up on the GPU.
+ * arch: the device's ("sm_90a"), so that nvcc's flags are the device's.  A
+ * failure is not a verdict (kj_eval builds again and decides).  Returns 0
+ * (*built 1 when the step ran), or an error.  Other backends and sources:
+ * 0, nothing done. */
+int kj_py_prebuild(const kj_task *t, const char *source, size_t len, const struct kj_eval_opts *o, const char *arch,
+		   int *built, struct kj_err *err);
 
 /* Judges source (len bytes) against t.  Returns 0 when a verdict was reached
  * (whatever it is), or an error when the judge itself failed (worker missing,

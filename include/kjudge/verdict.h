@@ -114,6 +114,11 @@ typedef enum kj_prof {
 	KJ_PROF_TIME_BASE,   /* timed baseline runs and trains */
 	KJ_PROF_TRAIN,       /* the candidate's trains and their checks */
 	KJ_PROF_TEARDOWN,    /* worker stop, buffers, the end's GPU state, scratch */
+	KJ_PROF_PY_WAIT,     /* waiting for a pre-warmed Python worker: at its take, and before
+			      * the timing phase while the next one starts (pypool.c) */
+	KJ_PROF_PY_START,    /* the taken Python worker's own start-up (process, imports, CUDA
+			      * context), on the pool's thread: mostly hidden behind other parts,
+			      * so not counted in the sum that makes up total_s */
 	KJ_PROF_OTHER,
 	KJ_PROF_COUNT
 } kj_prof;

@@ -65,6 +65,8 @@ struct slot {
 	int64_t device_id;
 	char arch[16];
 	kj_gpu *gpu;
+	struct kj_pypool *pypool; /* pre-warmed Python workers (a job of triton or kernelbench
+				   * starts the next one's), made and freed by its thread */
 	int busy;             /* job below is held */
 	struct kj_cluster_job job;
 	int lost;             /* a heartbeat found the lease taken */
@@ -237,6 +239,7 @@ static int judge_job(struct worker *w, struct slot *sl)
 		goto fail;
 	o.device = sl->ordinal > 0 ? sl->ordinal : 0;
 	o.gpu = sl->gpu;
+	o.pypool = sl->pypool;
 	memset(&sink, 0, sizeof(sink));
 	sink.db = w->db;
 	sink.j = j;
@@ -301,6 +304,9 @@ static void *eval_main(void *arg)
 	snprintf(owner, sizeof(owner), "%s:%ld:%d", w->host, (long)getpid(), sl->index);
 	if (sl->ordinal >= 0 && kj_gpu_available() && kj_gpu_open(sl->ordinal, &sl->gpu, NULL))
 		sl->gpu = NULL;
+	/* (no process until a Python job asks for one) */
+	if (sl->ordinal >= 0)
+		sl->pypool = kj_pypool_new(kj_pypool_spares_default());
 	while (!stop_requested && !w->fatal) {
 		struct kj_cluster_job j;
 		struct kj_cluster_counts c;
@@ -349,6 +355,8 @@ static void *eval_main(void *arg)
 		kj_cluster_job_release(&j);
 		memset(&sl->job, 0, sizeof(sl->job));
 	}
+	kj_pypool_free(sl->pypool);
+	sl->pypool = NULL;
 	if (sl->gpu)
 		kj_gpu_close(sl->gpu);
 	sl->gpu = NULL;

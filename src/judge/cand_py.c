@@ -389,7 +389,7 @@ void kjj_py_init(struct kjj_py *py)
 void kjj_py_release(struct kjj_py *py)
 {
 	free(py->abi);
-	free(py->jail);
+	kj_pypool_free(py->own_pool);
 	memset(py, 0, sizeof(*py));
 }
 
@@ -856,6 +856,8 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 		   (rc = jail_add_file(jl, py->cand, "load0.py", j->err))) {
 		goto out;
 	}
+	if (py->cpu_only)
+		jl->gpu = 0;
 	jl->scratch = scratch;
 	/* the candidate at the path the timed worker's LOAD gives it (the
 	 * worker client stages the first LOAD as load0.py), so that nothing
@@ -900,11 +902,16 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 			envp[n++] = envbuf + off;
 			off += (size_t)w + 1;
 		}
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < 6; i++) {
 			static const char *const names[] = { "HOME", "TMPDIR", "USER", "LOGNAME",
-							     "CUDA_VISIBLE_DEVICES" };
-			/* the judge's GPU alone, by UUID, as for the timed worker */
+							     "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST" };
+			/* the judge's GPU alone, by UUID, as for the timed worker (none
+			 * for the compile-ahead's step); the device's architecture
+			 * named, so that load_inline's nvcc flags are the same with
+			 * the GPU and without it (ninja then has nothing to redo) */
 			const char *v = i < 2 ? in : i < 4 ? "kjudge" :
+					i == 5 ? (py->arch_list[0] ? py->arch_list : NULL) :
+					py->cpu_only ? "" :
 					cuda_uuid && *cuda_uuid ? cuda_uuid : getenv("CUDA_VISIBLE_DEVICES");
 			int w;
 			if (!v)
@@ -1043,53 +1050,6 @@ out:
 	return rc;
 }
 
-int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined)
-{
-	int rc;
-	free(py->abi);
-	if (!(py->abi = kjj_py_abi_json(j->t)))
-		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
-	if ((rc = build_dir(j, py)))
-		return rc;
-	free(py->jail);
-	py->jail = NULL;
-	if (!unconfined && ((rc = kj_python_jail(py->python, py->worker, py->build, &py->jail, py->python,
-						 sizeof(py->python), j->err)) ||
-			    (rc = filter_file(py, j->err)) ||
-			    (rc = jail_add_file(py->jail, py->filter, "seccomp.bpf", j->err))))
-		return rc;
-	snprintf(py->worker_in, sizeof(py->worker_in), "%s", unconfined ? py->worker : KJ_JAIL_STAGE "/kjudge_pyworker.py");
-	/* the worker's command line: the interpreter, isolated (-I: no user
-	 * site, no PYTHON* variables, no script folder on sys.path) */
-	py->argv[0] = py->python;
-	py->argv[1] = "-I";
-	py->argv[2] = py->worker_in;
-	py->argv[3] = "--backend";
-	py->argv[4] = (char *)kj_backend_name(j->o->backend);
-	py->argv[5] = "--abi";
-	py->argv[6] = py->abi;
-	py->argv[7] = "--cache";
-	py->argv[8] = py->build;
-	py->argv[9] = NULL;
-	{
-		int n = 9;
-		/* the filter the worker installs at the end of SETUP (not
-		 * unconfined: a profiler must reach the worker) */
-		if (!unconfined) {
-			py->argv[n++] = "--seccomp";
-			py->argv[n++] = KJ_JAIL_STAGE "/seccomp.bpf";
-		}
-		if (py->uses[0]) {
-			py->argv[n++] = "--uses";
-			py->argv[n++] = py->uses;
-		}
-		if (getenv("KJ_PYWORKER_TRACE") && *getenv("KJ_PYWORKER_TRACE"))
-			py->argv[n++] = "--trace";
-		py->argv[n] = NULL;
-	}
-	return 0;
-}
-
 int kjj_py_filter_check(struct judge *j)
 {
 	char why[512];
@@ -1194,6 +1154,143 @@ static int py_precheck(struct judge *j, const char *src, size_t len)
 	return rc;
 }
 
+/* ---- the worker: a pre-warmed one (pypool.c) ---- */
+
+/* The pool this evaluation takes its worker from: the caller's (a run's, a
+ * server's), else its own, made here with $KJUDGE_PY_SPARES spares.  NULL
+ * when out of memory. */
+static struct kj_pypool *py_pool(struct judge *j)
+{
+	if (j->o->pypool)
+		return j->o->pypool;
+	if (!j->py->own_pool)
+		j->py->own_pool = kj_pypool_new(kj_pypool_spares_default());
+	return j->py->own_pool;
+}
+
+/* What this evaluation's worker is started as (nothing of the candidate's:
+ * any spare of the same recipe will do).  Returns 0 or an error. */
+static int py_recipe(struct judge *j, struct kjj_spare_recipe *r)
+{
+	struct kjj_py *py = j->py;
+	const char *trace = getenv("KJ_PYWORKER_TRACE");
+	int rc;
+	memset(r, 0, sizeof(*r));
+	if (!j->unconfined && (rc = filter_file(py, j->err)))
+		return rc;
+	snprintf(r->python, sizeof(r->python), "%s", py->python);
+	snprintf(r->worker, sizeof(r->worker), "%s", py->worker);
+	snprintf(r->filter, sizeof(r->filter), "%s", j->unconfined ? "" : py->filter);
+	snprintf(r->uuid, sizeof(r->uuid), "%s", j->gpu ? kj_gpu_get_info(j->gpu)->uuid : "");
+	r->backend = j->o->backend;
+	r->device = j->o->device;
+	r->unconfined = j->unconfined;
+	r->trace = trace && *trace;
+	return 0;
+}
+
+/* Takes a pre-warmed worker (waiting for it: py_wait), started and past
+ * SETUP (res: its reply), and hands it the task and the build caches; a
+ * worker that died before it was taken, or does not answer the NOP that
+ * follows, is dropped and another taken.  Returns 0 or an error. */
+static int py_start_worker(struct judge *j, struct kj_call_result *res)
+{
+	struct kjj_py *py = j->py;
+	struct kj_pypool *pool = py_pool(j);
+	struct kjj_spare_recipe r;
+	int rc;
+	if (!pool)
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	if ((rc = build_dir(j, py)) || (rc = py_recipe(j, &r)))
+		return rc;
+	free(py->abi);
+	if (!(py->abi = kjj_py_abi_json(j->t)))
+		return kj_err_set(j->err, KJ_E_NOMEM, "out of memory");
+	for (int tries = 0;; tries++) {
+		struct kjj_spare *s;
+		struct kj_call_result nop;
+		kjj_prof_begin(j, KJ_PROF_PY_WAIT);
+		rc = kjj_pypool_take(pool, &r, &s, j->err);
+		kjj_prof_end(j);
+		if (rc)
+			return rc;
+		if (s->rc) {
+			rc = kj_err_set(j->err, s->err.code ? s->err.code : KJ_E_WORKER, "%s", s->err.msg);
+			kjj_spare_free(s);
+			return rc;
+		}
+		if (s->setup.status == KJ_CALL_OK && (rc = kjj_spare_hand_over(s, py->abi, py->build, j->err))) {
+			kjj_spare_free(s);
+			return rc;
+		}
+		/* the worker and its scratch folder are this evaluation's now */
+		j->w = s->w;
+		j->worker_up = 1;
+		*res = s->setup;
+		snprintf(j->scratch, sizeof(j->scratch), "%s", s->scratch);
+		j->scratch_own = 1;
+		j->v->prof_s[KJ_PROF_PY_START] += s->start_s;
+		memset(&s->w, 0, sizeof(s->w));
+		s->w.sock = s->w.logfd = s->w.arena_fd = -1;
+		s->scratch[0] = '\0';
+		kjj_spare_free(s);
+		if (res->status != KJ_CALL_OK)
+			return 0; /* the judge reports SETUP's failure */
+		/* the worker reads the ABI now */
+		if ((rc = kj_worker_nop(&j->w, j->o->call_timeout_s, &nop, j->err)))
+			return rc;
+		if (nop.status == KJ_CALL_OK)
+			return 0;
+		if (nop.status == KJ_CALL_ERROR || tries >= 2)
+			return kj_err_set(j->err, KJ_E_WORKER, "the pre-warmed Python worker failed before its "
+					  "candidate: %s", nop.msg);
+		/* it died while it waited: another one */
+		kj_worker_stop(&j->w);
+		j->worker_up = 0;
+		kj_rm_tree(j->scratch);
+		j->scratch[0] = '\0';
+	}
+}
+
+/* Before a timing phase: the next spare, if one is starting, finishes its
+ * start (imports, CUDA context) first; it then waits on its socket. */
+static void py_quiesce(struct judge *j)
+{
+	struct kj_pypool *pool = j->o->pypool ? j->o->pypool : j->py->own_pool;
+	if (!pool)
+		return;
+	kjj_prof_begin(j, KJ_PROF_PY_WAIT);
+	kjj_pypool_quiesce(pool);
+	kjj_prof_end(j);
+}
+
+/* The trusted floor is measured: the caller's pool starts the next
+ * candidate's worker now, beside this one's load and correctness calls
+ * (kj_eval waits for it before timing).  A pool of kj_eval's own serves one
+ * candidate only. */
+static void py_after_floor(struct judge *j)
+{
+	struct kjj_spare_recipe r;
+	if (!j->o->pypool || py_recipe(j, &r))
+		return;
+	kjj_pypool_fill(j->o->pypool, &r);
+}
+
+/* TORCH_CUDA_ARCH_LIST for a device of architecture arch ("sm_90a" ->
+ * "9.0+PTX"): what torch derives from the device itself when the variable is
+ * unset (the capability, its PTX too), so that the compile-ahead's build
+ * without the GPU gives nvcc the same flags.  "" when arch is not sm_NN. */
+static void arch_list(const char *arch, char *out, size_t len)
+{
+	size_t n;
+	out[0] = '\0';
+	if (!arch || strncmp(arch, "sm_", 3))
+		return;
+	n = strspn(arch + 3, "0123456789");
+	if (n >= 2 && n <= 3)
+		snprintf(out, len, "%.*s.%c+PTX", (int)n - 1, arch + 3, arch[3 + n - 1]);
+}
+
 /* The build (load_inline, Triton's compiler) is a step of its own, in its
  * own jail, before the timed worker, which then runs without exec. */
 static int py_build(struct judge *j, const char *src, size_t len)
@@ -1202,23 +1299,65 @@ static int py_build(struct judge *j, const char *src, size_t len)
 	(void)src;
 	(void)len;
 	j->load_path = j->py->cand;
+	/* the worker starts while the candidate builds (kjj_py_build: its own
+	 * interpreter and torch); spares of the caller's pool may be warm
+	 * already */
+	{
+		struct kjj_spare_recipe r;
+		struct kj_pypool *pool = py_pool(j);
+		if (pool && py_recipe(j, &r) == 0)
+			kjj_pypool_fill(pool, &r);
+		kj_err_init(j->err);
+	}
+	if (j->gpu && strstr(j->py->uses, "inline"))
+		arch_list(kj_gpu_get_info(j->gpu)->arch, j->py->arch_list, sizeof(j->py->arch_list));
 	kjj_prof_begin(j, KJ_PROF_COMPILE);
 	rc = kjj_py_build(j, j->py, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, j->unconfined);
 	kjj_prof_end(j);
 	return rc;
 }
 
-static int py_worker_opts(struct judge *j, struct kj_worker_opts *wo)
+int kj_py_prebuild(const kj_task *t, const char *src, size_t len, const struct kj_eval_opts *o, const char *arch,
+		   int *built, struct kj_err *err)
 {
-	int rc = kjj_py_argv(j, j->py, j->unconfined);
-	if (rc)
-		return rc;
-	wo->worker_path = j->py->python;
-	wo->argv = (const char *const *)j->py->argv;
-	wo->jail = j->py->jail;
-	/* Triton's cache and torch's extension builds are written by the worker */
-	wo->fsize_limit = (size_t)512 << 20;
-	return 0;
+	struct judge j;
+	struct kjj_py py;
+	struct kj_eval_opts oo = *o;
+	kj_verdict v;
+	int rc = 0;
+	*built = 0;
+	if (o->backend != KJ_BACKEND_KERNELBENCH)
+		return 0;
+	memset(&j, 0, sizeof(j));
+	kjj_py_init(&py);
+	kj_verdict_init(&v);
+	oo.progress = NULL;
+	j.t = t;
+	j.o = &oo;
+	j.v = &v;
+	j.err = err;
+	j.py = &py;
+	j.cand_state = &py;
+	j.unconfined = o->unconfined || kj_worker_profile_mode();
+	j.load_timeout_s = 900;
+	kj_sha256_hex(src, len, v.sha256);
+	/* what needs no GPU is load_inline's build at import */
+	source_uses(src, len, &py);
+	if (!strstr(py.uses, "inline"))
+		goto out;
+	py.cpu_only = 1;
+	arch_list(arch, py.arch_list, sizeof(py.arch_list));
+	if ((rc = find_python(py.python, sizeof(py.python), err)) || (rc = find_worker(&oo, py.worker, sizeof(py.worker), err)) ||
+	    (rc = write_candidate(&j, src, len, &py)))
+		goto out;
+	rc = kjj_py_build(&j, &py, NULL, j.unconfined);
+	if (rc == 1) /* a build error: the judge's own step says so again */
+		rc = 0;
+	*built = rc == 0;
+out:
+	kj_verdict_release(&v);
+	kjj_py_release(&py);
+	return rc;
 }
 
 /* The Python worker's "kjudge-env: " errors: its interpreter lacks what
@@ -1250,7 +1389,9 @@ const struct kjj_cand kjj_cand_py = {
 	.init = py_init,
 	.precheck = py_precheck,
 	.prepare = py_build,
-	.worker_opts = py_worker_opts,
+	.start_worker = py_start_worker,
+	.quiesce = py_quiesce,
+	.after_floor = py_after_floor,
 	.env_error = py_env_error,
 	.post_setup = kjj_py_filter_check,
 	.map_error = kjj_py_map_error,

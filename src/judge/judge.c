@@ -132,6 +132,12 @@ static int spawn_worker(struct judge *j)
 	struct kj_call_result res;
 	int rc;
 
+	if (j->cand->start_worker) {
+		/* started ahead (or now) by the kind, SETUP's reply in res */
+		if ((rc = j->cand->start_worker(j, &res)))
+			return rc;
+		goto set_up;
+	}
 	if ((rc = worker_opts(j, j->gpu ? kj_gpu_get_info(j->gpu)->uuid : NULL, &wo)))
 		return rc;
 	kjj_prof_begin(j, KJ_PROF_SPAWN);
@@ -150,6 +156,7 @@ static int spawn_worker(struct judge *j)
 		if (rc)
 			return rc;
 	}
+set_up:
 	if (j->w.limits[0] && !strstr(j->v->limits, "worker: ")) {
 		size_t len = strlen(j->v->limits);
 		snprintf(j->v->limits + len, sizeof(j->v->limits) - len, "%sworker: %s", len ? "; " : "",
@@ -369,11 +376,15 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		goto out;
 
 	ts = kjj_now_s();
-	if ((rc = make_scratch(o, j.scratch, sizeof(j.scratch), err)))
+	/* a worker the kind starts brings its own scratch folder */
+	if (!j.cand->start_worker && (rc = make_scratch(o, j.scratch, sizeof(j.scratch), err)))
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] = kjj_now_s() - ts;
-	/* the GPU's baseline, while no process of this candidate exists */
+	/* the GPU's baseline, while no process of this candidate exists (and
+	 * none of the kind's is starting) */
 	if (j.gpu && !o->no_perf) {
+		if (j.cand->quiesce)
+			j.cand->quiesce(&j);
 		ts = kjj_now_s();
 		kjj_prof_begin(&j, KJ_PROF_BASELINE);
 		if ((rc = kjj_baseline_prepass(&j)))
@@ -387,8 +398,11 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 	 * KJUDGE_NO_PIN set: not (a host with more timing jobs than CPUs) */
 	if (j.inner == &kjj_track_cpu && !o->no_perf && !getenv("KJUDGE_NO_PIN") && kjj_pin(&pin) >= 0)
 		v->pinned_cpu = 1 + pin.cpu;
-	if ((rc = spawn_worker(&j)) || (rc = measure_floor(&j)) || (rc = load_candidate(&j)) ||
-	    v->status != KJ_ST_PASS)
+	if ((rc = spawn_worker(&j)) || (rc = measure_floor(&j)))
+		goto out;
+	if (j.cand->after_floor)
+		j.cand->after_floor(&j);
+	if ((rc = load_candidate(&j)) || v->status != KJ_ST_PASS)
 		goto out;
 	v->stage_s[KJ_STAGE_CALL] += kjj_now_s() - ts;
 
@@ -399,6 +413,8 @@ int kj_eval(const kj_task *t, const char *source, size_t len, const struct kj_ev
 		goto out;
 	v->stage_s[KJ_STAGE_CORRECTNESS] = kjj_now_s() - ts;
 	if (!o->no_perf) {
+		if (j.cand->quiesce)
+			j.cand->quiesce(&j);
 		ts = kjj_now_s();
 		if ((rc = kjj_stage_perf(&j)) || v->status != KJ_ST_PASS)
 			goto out;
@@ -423,7 +439,7 @@ out:
 		if (kj_gpu_state_drift(&v->gpu_start, &v->gpu_end, v->gpu_drift, sizeof(v->gpu_drift)))
 			v->flags |= KJ_FLAG_GPU_DRIFT;
 	}
-	if (j.scratch[0] && !o->scratch_dir)
+	if (j.scratch[0] && (!o->scratch_dir || j.scratch_own))
 		kj_rm_tree(j.scratch);
 	j.cand->release(&j);
 	free(j.bdist);

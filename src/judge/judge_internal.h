@@ -216,6 +216,16 @@ struct kjj_cand {
 	/* the worker's path, argv, jail and file-size limit, over the common
 	 * options judge.c filled */
 	int (*worker_opts)(struct judge *j, struct kj_worker_opts *wo);
+	/* instead of judge.c's start and SETUP: the worker (j->w, worker_up,
+	 * j->scratch) and SETUP's reply in res (Python: a pre-warmed worker) */
+	int (*start_worker)(struct judge *j, struct kj_call_result *res);
+	/* before each timing phase (the baseline's prepass, the performance
+	 * stage): waits for what the kind starts beside the judge (Python:
+	 * the next pre-warmed worker) */
+	void (*quiesce)(struct judge *j);
+	/* after the trusted floor, before LOAD (Python: the next candidate's
+	 * worker starts) */
+	void (*after_floor)(struct judge *j);
 	/* a SETUP or LOAD reply that says the environment lacks something: the
 	 * judge's error (< 0), not a verdict; 0 otherwise */
 	int (*env_error)(struct judge *j, const struct kj_call_result *res);
@@ -260,6 +270,8 @@ struct judge {
 	void *cand_state;             /* the kind's own state, owned by cand->release */
 	int unconfined;               /* no jail, no seccomp (--unsafe-no-sandbox, KJUDGE_PROFILE=1) */
 	char scratch[4096];           /* the worker's /scratch, "" none yet */
+	int scratch_own;              /* scratch came with a pre-warmed worker: removed at the
+				       * end even when the caller named its own (o->scratch_dir) */
 	/* the profile (profile.c): track is prof_track, which times each of
 	 * inner's functions into v->prof_s; the stack gives self times */
 	const struct kjj_track *inner;
@@ -494,12 +506,13 @@ struct kjj_py {
 	char build[4400];   /* this candidate's own build cache (Triton, torch extensions) */
 	char info[256];     /* "python 3.12.3, torch 2.11.0, triton 3.6.0" */
 	char *abi;          /* the ABI as JSON, owned */
-	char *argv[16];     /* the worker's argv, pointing into this struct */
-	char worker_in[256]; /* the worker script as the jail sees it */
-	char build_in[4400];
 	char filter[4400];  /* the seccomp filter's BPF (content-addressed in the cache), "" unconfined */
-	char uses[32];      /* what the source names, for the worker's warm-up: "triton,inline" */
-	struct kj_jail *jail; /* the interpreter's folders, owned */
+	char uses[32];      /* what the source names, for the build step's warm-up: "triton,inline" */
+	struct kj_pypool *own_pool; /* kj_eval's own pre-warmed worker when the caller gave no
+				     * pool (o->pypool), owned */
+	char arch_list[32]; /* TORCH_CUDA_ARCH_LIST for the build step ("9.0+PTX"), "" none */
+	int cpu_only;       /* the build step without the GPU: the compile-ahead's import
+			     * (load_inline's nvcc), no warm-up (kj_py_prebuild) */
 };
 void kjj_py_init(struct kjj_py *py);
 void kjj_py_release(struct kjj_py *py);
@@ -510,9 +523,6 @@ char *kjj_py_abi_json(const kj_task *t);
  * to go on, 1 when a verdict was set, or a negative error (the judge cannot
  * run Python candidates here: the message says what is missing). */
 int kjj_py_prepare(struct judge *j, const char *src, size_t len, struct kjj_py *py);
-/* Builds the worker's argv and jail (py->argv, py->jail; the ABI JSON in
- * py->abi) for a jailed or an unconfined worker.  Returns 0 or an error. */
-int kjj_py_argv(struct judge *j, struct kjj_py *py, int unconfined);
 /* The build step (cand_py.c), before the timed worker starts: the candidate
  * is imported in its own jail with exec allowed (load_inline builds there)
  * and called once on each shape the judge will call (Triton compiles every
@@ -534,5 +544,61 @@ int kjj_py_map_error(struct judge *j, const struct kj_call_result *r);
  * calls: flags fallback, or rejects under the strict policy.  Returns 0 or
  * a judge error. */
 int kjj_py_fallback_query(struct judge *j);
+
+/* ---- pre-warmed Python workers (pypool.c; struct kj_pypool, judge.h) ---- */
+
+/* What a spare is started as: nothing of a task's or a candidate's. */
+struct kjj_spare_recipe {
+	char python[4096];  /* the interpreter as found (kjj_py_find_python) */
+	char worker[4096];  /* kjudge_pyworker.py, host path */
+	char filter[4400];  /* the seccomp filter's BPF in the cache, "" when unconfined */
+	char uuid[96];      /* the device's "GPU-..." (the worker sees it alone), "" none */
+	kj_backend backend;
+	int device, unconfined, trace;
+};
+
+struct kjj_spare {
+	struct kj_worker w;          /* started, SETUP sent (setup: its reply), unless rc */
+	struct kj_call_result setup;
+	int rc;                      /* 0, or the start's error (err) */
+	struct kj_err err;
+	char scratch[4096];          /* its own scratch folder (host path), made for it */
+	char abi_host[4200];         /* where the judge writes the task's ABI (in scratch) */
+	char cache_host[4200];       /* its Triton and torch extension caches (in scratch) */
+	double start_s;              /* its start-up: process, imports, context (seconds) */
+	struct kjj_spare_recipe r;
+	struct kjj_spare *next;
+};
+/* Stops the spare's worker (unless moved out: sock and pid cleared),
+ * removes its scratch folder (unless moved out: "") and frees it. */
+void kjj_spare_free(struct kjj_spare *s);
+/* Hands a taken spare (its SETUP answered) its task and its candidate's
+ * build caches: abi (the ABI's JSON) into s->abi_host, which the worker reads
+ * at its next request, and a copy of the folder build (may be NULL) into
+ * s->cache_host, its cache folder: folders and regular files, never
+ * following a link, without objects (*.o: the worker loads the built
+ * extension, it never links), at most 2 GiB and 50000 entries (the build
+ * step's candidate chose the folder's size), handed to the sandbox's uid
+ * when the jail drops to one (torch takes a lock file in an extension's
+ * folder).
+ * Returns 0 or an error. */
+int kjj_spare_hand_over(struct kjj_spare *s, const char *abi, const char *build, struct kj_err *err);
+/* Asks the pool's thread to keep its spares warm as r (spares of another
+ * recipe are dropped).  Returns at once: 0, or -1 when the thread cannot
+ * start. */
+int kjj_pypool_fill(struct kj_pypool *p, const struct kjj_spare_recipe *r);
+/* Takes a spare started as r, waiting for one (started now when none is
+ * ready or warming); one that died while it waited is dropped and another
+ * started.  The pool does not refill itself (kjj_pypool_fill does).  Returns
+ * 0 with *out (check its rc), or an error. */
+int kjj_pypool_take(struct kj_pypool *p, const struct kjj_spare_recipe *r, struct kjj_spare **out,
+		    struct kj_err *err);
+/* Waits until no spare is starting (nor asked for and not begun): the
+ * timing phases run beside idle spares only.  Returns the seconds waited. */
+double kjj_pypool_quiesce(struct kj_pypool *p);
+/* For tests: spares ready and starting, spares started since the pool was
+ * made; the host pid of the oldest ready spare's worker (0 none). */
+void kjj_pypool_count(struct kj_pypool *p, int *ready, int *warming, long *started);
+pid_t kjj_pypool_peek(struct kj_pypool *p);
 
 #endif

@@ -64,7 +64,8 @@ void kjj_prof_finish(struct judge *j)
 	while (j->prof_depth > 0)
 		kjj_prof_end(j);
 	for (int p = 0; p < KJ_PROF_OTHER; p++)
-		sum += j->v->prof_s[p];
+		if (p != KJ_PROF_PY_START)
+			sum += j->v->prof_s[p];
 	j->v->prof_s[KJ_PROF_OTHER] = j->v->total_s > sum ? j->v->total_s - sum : 0;
 }
 

@@ -45,6 +45,7 @@ struct job {
 struct device {
 	struct kj_record_dev_stats *st; /* written by its evaluation thread only, read after */
 	kj_gpu *gpu; /* this device's judge context, opened by its evaluation thread */
+	struct kj_pypool *pypool; /* its pre-warmed Python workers, made and freed by that thread */
 };
 
 struct runner {
@@ -153,7 +154,18 @@ static void *compile_main(void *arg)
 			co.arch = r->st->devs[0].arch;
 		/* a failure here is not the verdict: kj_eval compiles again and
 		 * decides, this only warms the cache */
-		if (kj_compile(j->source, j->len, &co, &cr, NULL) == 0) {
+		if (kj_backend_is_python(e->backend)) {
+			/* a KernelBench candidate's load_inline build, without the
+			 * GPU (its warm-up calls stay on the device's thread) */
+			struct kj_err pe;
+			double t0 = kj_record_now_s();
+			int built = 0;
+			kj_err_init(&pe);
+			if (kj_py_prebuild(j->t, j->source, j->len, e, r->st->devs[0].arch, &built, &pe) == 0 && built) {
+				j->pre_ok = 1;
+				j->pre_s = kj_record_now_s() - t0;
+			}
+		} else if (kj_compile(j->source, j->len, &co, &cr, NULL) == 0) {
 			j->pre_ok = 1;
 			j->pre_cached = cr.cached;
 			j->pre_s = cr.seconds;
@@ -195,6 +207,7 @@ static void judge_one(struct runner *r, struct device *d, struct job *j, int *fa
 	kj_err_init(&err);
 	o.device = d->st->ordinal;
 	o.gpu = d->gpu;
+	o.pypool = d->pypool;
 	memset(&rec, 0, sizeof(rec));
 	rec.db = r->o->db;
 	rec.run_id = r->o->run_id;
@@ -262,6 +275,9 @@ static void *eval_main(void *arg)
 	if (kj_backend_is_gpu(r->o->eval.backend) && kj_gpu_available() &&
 	    kj_gpu_open(ds->ordinal, &a->d->gpu, NULL))
 		a->d->gpu = NULL;
+	/* the next candidate's Python worker starts while one is judged */
+	if (kj_backend_is_python(r->o->eval.backend))
+		a->d->pypool = kj_pypool_new(kj_pypool_spares_default());
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		int i;
@@ -301,6 +317,8 @@ static void *eval_main(void *arg)
 	r->evals_live--;
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
+	kj_pypool_free(a->d->pypool);
+	a->d->pypool = NULL;
 	if (a->d->gpu)
 		kj_gpu_close(a->d->gpu);
 	a->d->gpu = NULL;

@@ -243,6 +243,7 @@ static void judge_job(struct kj_serve_worker *w, const struct kj_job *j)
 		return;
 	o.device = w->ordinal;
 	o.gpu = w->gpu;
+	o.pypool = w->pypool;
 	o.cache_dir = S->cache_dir;
 	memset(&rec, 0, sizeof(rec));
 	rec.db = w->db;
@@ -283,6 +284,10 @@ static void *worker_main(void *arg)
 				     "shared context", w->index, w->ordinal, err.msg);
 		}
 	}
+	/* the next job's Python worker is started while this one is judged
+	 * (docs/kernelbench.md, "Pre-warmed workers") */
+	if (kj_backend_is_python(S->eval.backend))
+		w->pypool = kj_pypool_new(kj_pypool_spares_default());
 	for (;;) {
 		struct kj_err err;
 		int got = 0, stopping;
@@ -319,6 +324,8 @@ static void *worker_main(void *arg)
 		pthread_cond_broadcast(&S->done_cv);
 		pthread_mutex_unlock(&S->mu);
 	}
+	kj_pypool_free(w->pypool);
+	w->pypool = NULL;
 	if (w->gpu)
 		kj_gpu_close(w->gpu);
 	w->gpu = NULL;

@@ -30,6 +30,7 @@ struct kj_serve_worker {
 	int ordinal;        /* CUDA device */
 	kj_db *db;
 	kj_gpu *gpu;
+	struct kj_pypool *pypool; /* its pre-warmed Python workers (triton, kernelbench), or NULL */
 	int64_t device_id;
 	int64_t job_id;     /* the job being judged, 0: none (under S->mu) */
 	pthread_t th;

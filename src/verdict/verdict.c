@@ -109,7 +109,7 @@ void kj_verdict_release(kj_verdict *v)
 static const char *const prof_names[KJ_PROF_COUNT] = {
 	"setup", "static", "compile", "baseline", "spawn", "context", "floor", "load", "shape", "gen", "ref",
 	"base_run", "ref_cache", "call", "timed_call", "input_check", "compare", "vs_base", "time_base", "train", "teardown",
-	"other",
+	"py_wait", "py_start", "other",
 };
 
 const char *kj_prof_name(kj_prof p)

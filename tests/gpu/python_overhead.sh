@@ -3,7 +3,9 @@
 # one relu candidate per track judged with --no-perf --seeds 1, twice each
 # with an empty cache (cold: probe, Triton/nvcc builds) and once more with the
 # warm cache.  Prints one line per run: track, cold|warm, total and stage
-# seconds.  Not a test: numbers for the notes.
+# seconds, and the profile's py_wait and py_start (pre-warmed Python workers:
+# bench/py_prewarm.sh compares with and without them).  Not a test: numbers
+# for the notes.
 #   KJ_BUILD=build bash tests/gpu/python_overhead.sh
 set -u
 KJ=${KJ_BUILD:-build}/kjudge
@@ -26,9 +28,10 @@ for track in cuda:examples/solutions/cuda/relu.cu triton:examples/solutions/trit
 			local $/; open my $f, "<", $ARGV[0] or die; my $v = JSON::PP->new->decode(<$f>);
 			my $s = $v->{stage_seconds};
 			print map { "    $_\n" } grep { /kjudge-pyworker/ } split /\n/, ($v->{worker_log} // "") if $ENV{KJ_PYWORKER_TRACE};
-			printf "%-12s %-5s %-6s wall %6.2f s  total %6.2f  static %5.2f compile %5.2f call %5.2f correctness %5.2f\n",
+			my $p = $v->{profile_seconds} || {};
+			printf "%-12s %-5s %-6s wall %6.2f s  total %6.2f  static %5.2f compile %5.2f call %5.2f correctness %5.2f  py_wait %5.2f py_start %5.2f\n",
 				$ARGV[1], $ARGV[2], $v->{status}, $ARGV[3], $v->{total_seconds}, $s->{static}, $s->{compile},
-				$s->{call}, $s->{correctness};
+				$s->{call}, $s->{correctness}, $p->{py_wait} // 0, $p->{py_start} // 0;
 		' "$C/v.json" "$be" "$run" "$(( (t1 - t0) / 1000000 ))e-3" || cat "$C/e.txt"
 	done
 done

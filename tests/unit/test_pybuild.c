@@ -9,7 +9,9 @@
  * imports goes on, after one warm-up call of its entry on each distinct
  * check and GPU bench shape (not the CPU bench shape), tensors then dims; a
  * Python without torch is the judge's error; the build folder is keyed by
- * the source's hash.  Needs python3 with its venv
+ * the source's hash; the compile-ahead's step (kj_py_prebuild) runs without
+ * the GPU, with the device's TORCH_CUDA_ARCH_LIST, for load_inline sources
+ * of the kernelbench track only.  Needs python3 with its venv
  * module and bubblewrap (without bwrap the step runs unconfined, and says
  * so); the worker is found from the repository root ($KJ_ROOT, default ".").
  */
@@ -28,6 +30,9 @@
 #include "tap.h"
 
 static char dir[PATH_MAX], root[PATH_MAX], worker[PATH_MAX];
+/* the next build()'s compile-ahead settings (kj_py_prebuild's) */
+static int next_cpu_only;
+static const char *next_arch_list = "";
 
 static int write_file(const char *path, const char *text)
 {
@@ -114,6 +119,8 @@ static void build(struct run *r, const kj_task *t, kj_backend b, const char *pyt
 		r->rc = -100;
 		return;
 	}
+	r->py.cpu_only = next_cpu_only;
+	snprintf(r->py.arch_list, sizeof(r->py.arch_list), "%s", next_arch_list);
 	r->rc = kjj_py_build(&r->j, &r->py, NULL, unconfined);
 }
 
@@ -221,6 +228,60 @@ int main(void)
 	   "unconfined, the build step gives the same verdict (rc %d: '%s'%s%s)", r.rc, r.v.reason,
 	   r.err.msg[0] ? "; " : "", r.err.msg);
 	done(&r);
+
+	/* the compile-ahead's step (kj_py_prebuild): no GPU, the device's
+	 * architecture named for nvcc; what the import sees names a folder */
+	{
+		static const char see[] =
+			"import os\nimport torch\n"
+			"os.makedirs(os.path.join(os.environ['TORCH_EXTENSIONS_DIR'], 'arch=%s cvd=%s nvidiactl=%s' % ("
+			"os.environ.get('TORCH_CUDA_ARCH_LIST', 'unset'), os.environ.get('CUDA_VISIBLE_DEVICES', 'unset') "
+			"or 'empty', os.path.exists('/dev/nvidiactl'))), exist_ok=True)\n"
+			"class ModelNew(object):\n    pass\n";
+		next_cpu_only = 1;
+		next_arch_list = "9.0+PTX";
+		build(&r, t, KJ_BACKEND_KERNELBENCH, fake, see, unconfined);
+		next_cpu_only = 0;
+		next_arch_list = "";
+		snprintf(path, sizeof(path), "%s/cache/pybuild/%.2s/%s/torch_extensions/arch=9.0+PTX cvd=empty nvidiactl=False",
+			 dir, r.v.sha256, r.v.sha256);
+		ok(r.rc == 0 && stat(path, &st) == 0,
+		   "without the GPU the build step sees no device and the device's TORCH_CUDA_ARCH_LIST (rc %d%s%s)",
+		   r.rc, r.err.msg[0] ? ": " : "", r.err.msg);
+		done(&r);
+	}
+	{
+		char cache[PATH_MAX + 16];
+		struct kj_eval_opts o;
+		int built = -1, rc;
+		/* (the stand-in torch has no cpp_extension: the import stops there) */
+		static const char inl[] = "import os\nimport torch\n"
+					  "os.makedirs(os.path.join(os.environ['TORCH_EXTENSIONS_DIR'], 'imported'), "
+					  "exist_ok=True)\nfrom torch.utils.cpp_extension import load_inline\n"
+					  "class ModelNew(object):\n    pass\n";
+		char sha[65];
+		kj_eval_opts_init(&o);
+		o.backend = KJ_BACKEND_KERNELBENCH;
+		snprintf(cache, sizeof(cache), "%s/cache", dir);
+		o.cache_dir = cache;
+		o.unconfined = unconfined;
+		setenv("KJ_PYTHON", fake, 1);
+		setenv("KJ_PYWORKER", worker, 1);
+		kj_err_init(&err);
+		rc = kj_py_prebuild(t, inl, strlen(inl), &o, "sm_90a", &built, &err);
+		kj_sha256_hex(inl, strlen(inl), sha);
+		snprintf(path, sizeof(path), "%s/cache/pybuild/%.2s/%s/torch_extensions/imported", dir, sha, sha);
+		ok(rc == 0 && built == 1 && stat(path, &st) == 0,
+		   "kj_py_prebuild runs the import of a load_inline candidate ahead (rc %d built %d%s%s)", rc, built,
+		   err.msg[0] ? ": " : "", err.msg);
+		rc = kj_py_prebuild(t, "import torch\nclass ModelNew(object):\n    pass\n", 40, &o, "sm_90a", &built, &err);
+		ok(rc == 0 && built == 0, "and nothing for a candidate without load_inline (it needs the GPU to warm up)");
+		o.backend = KJ_BACKEND_TRITON;
+		rc = kj_py_prebuild(t, inl, strlen(inl), &o, "sm_90a", &built, &err);
+		ok(rc == 0 && built == 0, "nor on the triton track");
+		unsetenv("KJ_PYTHON");
+		unsetenv("KJ_PYWORKER");
+	}
 
 	build(&r, t, KJ_BACKEND_TRITON, bare, "import torch\ndef relu(x, y, B, D):\n    pass\n", unconfined);
 	ok(r.rc == KJ_E_UNSUPPORTED && strstr(r.err.msg, "cannot import torch") && r.v.status == KJ_ST_PASS,

@@ -7,7 +7,8 @@
  * /proc/PID/task/<tid>/status sees it on every thread; an empty PROBE still
  * works under it; a candidate that runs os.system or opens an AF_INET socket
  * at import is refused by the filter and the LOAD fails naming the attempt
- * and the candidate's line; the worker lives on (NOP).  Needs python3 with
+ * and the candidate's line (each candidate in a worker of its own: a second
+ * LOAD is refused); the worker lives on (NOP).  Needs python3 with
  * its venv module and bubblewrap (without bwrap: skipped, saying so); the
  * worker is found from the repository root ($KJ_ROOT, default ".").
  */
@@ -32,50 +33,6 @@ static const char abi[] = "{\"entry\":\"relu\",\"syms\":[\"N\"],\"args\":[{\"nam
 			  "\"shape\":[\"N\"],\"kind\":\"input\"},{\"name\":\"y\",\"dtype\":\"f32\",\"shape\":"
 			  "[\"N\"],\"kind\":\"output\"}]}";
 
-/* What SETUP touches of torch, cupy and triton, and no more. */
-static const struct {
-	const char *path, *text;
-} fakes[] = {
-	{ "torch/__init__.py",
-	  "import contextlib\n__version__ = '0.0-fake'\nno_grad = contextlib.nullcontext\n"
-	  "class _Dtype:\n    def __init__(self, f):\n        self.is_floating_point = f\n"
-	  "float32 = float16 = bfloat16 = float8_e4m3fn = _Dtype(True)\n"
-	  "int8 = int32 = int64 = bool = _Dtype(False)\n"
-	  "class Tensor:\n    def zero_(self):\n        return self\n    def view(self, *a):\n        return self\n"
-	  "def empty(*a, **k):\n    return Tensor()\n"
-	  "def set_grad_enabled(b):\n    pass\n"
-	  "class cuda:\n"
-	  "    class Event:\n        pass\n"
-	  "    @staticmethod\n    def set_device(d):\n        pass\n"
-	  "    @staticmethod\n    def ExternalStream(s, device=None):\n        return s\n"
-	  "    @staticmethod\n    def set_stream(s):\n        pass\n"
-	  "    @staticmethod\n    def synchronize():\n        pass\n"
-	  "class _C:\n"
-	  "    @staticmethod\n    def _cuda_getCurrentRawStream(d):\n        return 7\n"
-	  "    @staticmethod\n    def _len_torch_dispatch_stack():\n        return 0\n" },
-	{ "torch/utils/__init__.py", "" },
-	{ "torch/utils/_python_dispatch.py",
-	  "class TorchDispatchMode:\n    def __enter__(self):\n        return self\n"
-	  "    def __exit__(self, *a):\n        return False\n" },
-	{ "cupy/__init__.py", "__version__ = '0.0-fake'\nfrom . import cuda\n" },
-	{ "cupy/cuda/__init__.py",
-	  "class Device:\n    def __init__(self, d):\n        pass\n    def use(self):\n        pass\n" },
-	{ "cupy/cuda/runtime.py",
-	  "class CUDARuntimeError(Exception):\n    pass\n"
-	  "def streamCreateWithFlags(f):\n    return 7\n"
-	  "def eventCreate():\n    return 1\n"
-	  "def eventRecord(e, s):\n    pass\n"
-	  "def eventSynchronize(e):\n    pass\n"
-	  "def eventElapsedTime(a, b):\n    return 0.001\n"
-	  "def deviceSynchronize():\n    pass\n"
-	  "def memsetAsync(*a):\n    pass\n"
-	  "def streamSynchronize(s):\n    pass\n"
-	  "def ipcOpenMemHandle(h):\n    return 0\n"
-	  "def ipcCloseMemHandle(p):\n    pass\n" },
-	{ "triton/__init__.py", "__version__ = '0.0-fake'\n" },
-	{ "triton/language/__init__.py", "" },
-};
-
 static int write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -85,28 +42,10 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
-/* dir/venv with the stand-ins; its interpreter into py. */
+/* dir/venv with the stand-ins (py_testlib.h); its interpreter into py. */
 static int make_venv(char *py, size_t len)
 {
-	char cmd[PATH_MAX * 2 + 64], site[PATH_MAX], p[PATH_MAX * 2];
-	snprintf(cmd, sizeof(cmd), "python3 -m venv --without-pip '%s/venv' >/dev/null 2>&1", dir);
-	if (system(cmd) != 0)
-		return -1;
-	snprintf(py, len, "%s/venv/bin/python3", dir);
-	if (kjt_site_packages(py, site, sizeof(site)))
-		return -1;
-	for (size_t i = 0; i < sizeof(fakes) / sizeof(fakes[0]); i++) {
-		char *slash;
-		snprintf(p, sizeof(p), "%s/%s", site, fakes[i].path);
-		for (slash = strchr(p + strlen(site) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-			*slash = '\0';
-			mkdir(p, 0755);
-			*slash = '/';
-		}
-		if (write_file(p, fakes[i].text))
-			return -1;
-	}
-	return 0;
+	return kjt_make_fake_venv(dir, py, len);
 }
 
 int main(void)
@@ -191,6 +130,14 @@ int main(void)
 	ok(rc == 0 && res.status == KJ_CALL_ERROR &&
 	   strstr(res.msg, "blocked by the sandbox: os.system('true') at candidate.py:2"),
 	   "os.system at import: the LOAD fails naming it and its line ('%s')", res.msg);
+	/* one candidate per process: the next case in a worker of its own */
+	ok(kj_worker_load(&w, cand, "relu", 2, 1, 60, &res, &err) == 0 && res.status == KJ_CALL_ERROR &&
+	   strstr(res.msg, "one candidate per process"), "a second LOAD in that worker is refused (%s)", res.msg);
+	kj_worker_stop(&w);
+	rc = kj_worker_start(&w, &o, &err);
+	if (rc == 0)
+		rc = kj_worker_setup(&w, 60, &res, &err);
+	ok(rc == 0 && res.status == KJ_CALL_OK, "another worker for the next candidate (%s%s)", res.msg, err.msg);
 	snprintf(cand, sizeof(cand), "%s/cand_socket.py", dir);
 	write_file(cand, "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n"
 			 "def relu(x, y, N):\n    pass\n");
