@@ -74,7 +74,7 @@ for p in ${PARTS:-thr check lat}; do
 	ivl) bash bench/interval_check.sh >"$O/ivl.log" 2>&1 ;;
 	py) KJ_PY_ONLY=${PY_ONLY:-'kernelbench/(relu_os_event|linear_nn_init)\.py|redteam/2[0-9]_py_'} KJ_PY_LOG=$O/py_cases.txt \
 		timeout "${PY_S:-220}" prove -v --exec '' tests/gpu/t50_python.sh >"$O/py.log" 2>&1 ;;
-	pyw) timeout "${PYW_T_S:-500}" prove -v --exec '' tests/gpu/t52_py_prewarm.sh >"$O/pyw.log" 2>&1 ;;
+	pyw) timeout "${PYW_T_S:-500}" bash tests/gpu/t52_py_prewarm.sh >"$O/pyw.log" 2>&1 ;;
 	pyb) timeout "${PYW_S:-500}" bash bench/py_prewarm.sh "${PYW_N:-6}" >"$O/pyb.log" 2>&1 ;;
 	sizes) KJ_SIZES_TEST_S=0 KJ_SIZES_TOTAL_S=${SIZES_S:-200} bash bench/baseline_sizes.sh .kb/kb ${SIZES_ARGS:-} >"$O/sizes.log" 2>&1 ;;
 	kbp) KJ_KB_LOG=$O/kbp_cases.txt timeout "${KBP_T_S:-300}" prove -v --exec '' tests/gpu/t60_kbprob.sh >"$O/kbp.log" 2>&1
