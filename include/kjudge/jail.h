@@ -35,13 +35,17 @@
 
 #define KJ_JAIL_SCRATCH "/scratch"
 #define KJ_JAIL_STAGE "/kj"          /* where staged extra files appear */
+/* where a Python candidate's build caches appear, in its build step and in
+ * its worker alike: Triton's cache records its files by absolute path */
+#define KJ_JAIL_BUILD "/kjbuild"
 #define KJ_JAIL_MAX_PATHS 24
 #define KJ_JAIL_UID 65534            /* the uid a root judge drops to */
 
 struct kj_jail_path {
 	const char *host;  /* a host file or folder */
-	const char *inner; /* where it appears: NULL for the same path (folders), or a
-			    * name under KJ_JAIL_STAGE for a staged file ("cand.so") */
+	const char *inner; /* where it appears: NULL for the same path (folders), an
+			    * absolute path (folders: bound there), or a name under
+			    * KJ_JAIL_STAGE for a staged file ("cand.so") */
 	int rw;            /* folders only: read-write (the Python build cache) */
 };
 

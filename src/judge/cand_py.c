@@ -571,6 +571,7 @@ int kj_python_jail(const char *python, const char *script, const char *build, st
 		n++;
 		if (build) {
 			jl->paths[n].host = build;
+			jl->paths[n].inner = KJ_JAIL_BUILD;
 			jl->paths[n].rw = 1;
 			n++;
 		}
@@ -874,7 +875,7 @@ int kjj_py_build(struct judge *j, struct kjj_py *py, const char *cuda_uuid, int 
 	cmd[9] = "--abi";
 	cmd[10] = abi;
 	cmd[11] = "--cache";
-	cmd[12] = py->build;
+	cmd[12] = unconfined ? py->build : KJ_JAIL_BUILD;
 	cmd[13] = "--result-fd";
 	cmd[14] = "3";
 	cmd[15] = py->uses[0] ? "--uses" : NULL;

@@ -244,17 +244,28 @@ static struct kjj_spare *spare_start(struct kj_pypool *p, const struct kjj_spare
 	if (!r->unconfined) {
 		if ((s->rc = kj_python_jail(r->python, r->worker, NULL, &jl, exe, sizeof(exe), &s->err)))
 			return s;
-		if (jl->npaths >= KJ_JAIL_MAX_PATHS) {
+		if (jl->npaths + 2 > KJ_JAIL_MAX_PATHS) {
 			free(jl);
 			s->rc = kj_err_set(&s->err, KJ_E_USAGE, "too many paths for the Python worker's sandbox");
+			return s;
+		}
+		/* its caches where the build step had them: Triton's group files
+		 * name their members by absolute path */
+		if (mkdir(s->cache_host, 0755) < 0 && errno != EEXIST) {
+			free(jl);
+			s->rc = kj_err_sys(&s->err, "cannot create '%s'", s->cache_host);
 			return s;
 		}
 		jl->paths[jl->npaths].host = r->filter;
 		jl->paths[jl->npaths].inner = "seccomp.bpf";
 		jl->npaths++;
+		jl->paths[jl->npaths].host = s->cache_host;
+		jl->paths[jl->npaths].inner = KJ_JAIL_BUILD;
+		jl->paths[jl->npaths].rw = 1;
+		jl->npaths++;
 		snprintf(worker_in, sizeof(worker_in), "%s", KJ_JAIL_STAGE "/kjudge_pyworker.py");
 		snprintf(abi_in, sizeof(abi_in), "%s", KJ_JAIL_SCRATCH "/kjudge-abi.json");
-		snprintf(cache_in, sizeof(cache_in), "%s", KJ_JAIL_SCRATCH "/build");
+		snprintf(cache_in, sizeof(cache_in), "%s", KJ_JAIL_BUILD);
 	} else {
 		snprintf(worker_in, sizeof(worker_in), "%s", r->worker);
 		snprintf(abi_in, sizeof(abi_in), "%s", s->abi_host);

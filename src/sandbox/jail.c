@@ -560,7 +560,20 @@ int kj_jail_prepare(struct kj_jail_exec *x, const struct kj_jail *j, const char 
 			rc = kj_err_sys(err, "cannot give '%s' to the sandbox", p->host);
 			goto fail;
 		}
-		if (p->inner) {
+		if (p->inner && p->inner[0] == '/') {
+			/* a folder bound at a path of its own */
+			if (!S_ISDIR(st.st_mode)) {
+				rc = kj_err_set(err, KJ_E_USAGE, "'%s': only a folder can appear at '%s' in the sandbox",
+						p->host, p->inner);
+				goto fail;
+			}
+			if (p->rw && x->drop && chown(p->host, x->uid, x->gid) < 0) {
+				rc = kj_err_sys(err, "cannot hand '%s' to uid %u", p->host, (unsigned)x->uid);
+				goto fail;
+			}
+			if ((rc = bind_fd(&b, p->host, p->inner, p->rw, err)))
+				goto fail;
+		} else if (p->inner) {
 			if (!staged && (rc = make_stage(x, err)))
 				goto fail;
 			staged = 1;

@@ -130,6 +130,12 @@ static void done(struct run *r)
 	kj_verdict_release(&r->v);
 }
 
+static const char warm_src[] =
+	"import os\nimport torch\nimport triton\ndef relu(x, y, B, D):\n"
+	"    os.makedirs(os.path.join(os.environ['TRITON_CACHE_DIR'], 'B%d_D%d' % (B, D)), exist_ok=True)\n"
+	"    os.makedirs(os.path.join(os.environ['TRITON_CACHE_DIR'], 'at' + os.environ['TRITON_CACHE_DIR'].replace('/', "
+	"'_')), exist_ok=True)\n";
+
 int main(void)
 {
 	char tmpl[] = "/tmp/kj-pybuild-XXXXXX", fake[PATH_MAX], bare[PATH_MAX], path[PATH_MAX * 2];
@@ -179,10 +185,12 @@ int main(void)
 	   "its time is the compile time (%.3f s)", r.v.compile_s);
 	done(&r);
 
-	/* the warm-up calls leave one folder per shape in Triton's cache */
+	/* the warm-up calls leave one folder per shape in Triton's cache, and
+	 * one that names where the cache is: in the jail, KJ_JAIL_BUILD, where
+	 * the timed worker has its copy (Triton's group files name their
+	 * members by absolute path) */
 	build(&r, t, KJ_BACKEND_TRITON, fake,
-	      "import os\nimport torch\nimport triton\ndef relu(x, y, B, D):\n"
-	      "    os.makedirs(os.path.join(os.environ['TRITON_CACHE_DIR'], 'B%d_D%d' % (B, D)), exist_ok=True)\n",
+	      warm_src,
 	      unconfined);
 	ok(r.rc == 0 && r.v.status == KJ_ST_PASS, "a candidate that imports goes on (rc %d status %d%s%s)", r.rc,
 	   r.v.status, r.err.msg[0] ? ": " : "", r.err.msg);
@@ -203,6 +211,11 @@ int main(void)
 		ok(all, "the entry was called once on each check shape and GPU bench shape");
 		snprintf(path, sizeof(path), "%s/cache/pybuild/%.2s/%s/triton/B256_D4096", dir, r.v.sha256, r.v.sha256);
 		ok(stat(path, &st) != 0, "and not on the CPU track's bench shape");
+		if (!unconfined) {
+			snprintf(path, sizeof(path), "%s/cache/pybuild/%.2s/%s/triton/at_kjbuild_triton", dir,
+				 r.v.sha256, r.v.sha256);
+			ok(stat(path, &st) == 0, "in the jail the build step's Triton cache is " KJ_JAIL_BUILD "/triton");
+		}
 	}
 	ok(!r.v.compile_cached, "the first build is no cached one");
 	done(&r);
@@ -211,8 +224,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/cache/pybuild/%.2s/%s/triton/B1_D1", dir, r.v.sha256, r.v.sha256);
 	rmdir(path);
 	build(&r, t, KJ_BACKEND_TRITON, fake,
-	      "import os\nimport torch\nimport triton\ndef relu(x, y, B, D):\n"
-	      "    os.makedirs(os.path.join(os.environ['TRITON_CACHE_DIR'], 'B%d_D%d' % (B, D)), exist_ok=True)\n",
+	      warm_src,
 	      unconfined);
 	ok(r.rc == 0 && r.v.compile_cached && stat(path, &st) != 0,
 	   "a second judgement of the same source reuses the completed build (no step run: rc %d cached %d)", r.rc,

@@ -146,7 +146,14 @@ static void stand_ins(void)
 	if (symlink("/etc/passwd", path) < 0)
 		ok(0, "a link in the build folder");
 	snprintf(cand_a, sizeof(cand_a), "%s/a.py", tmpl);
+	/* the caches where the build step had them (KJ_JAIL_BUILD): Triton's
+	 * group files name their members by absolute path, so a copy at
+	 * another path is a cache miss, and the worker's filter refuses the
+	 * compiler that a miss runs */
 	put(cand_a, "import os\n"
+		    "if os.environ['TRITON_CACHE_DIR'] != '" KJ_JAIL_BUILD "/triton' or "
+		    "not os.path.exists('" KJ_JAIL_BUILD "/triton/k1/k.json'):\n"
+		    "    raise RuntimeError('the caches are at ' + os.environ['TRITON_CACHE_DIR'])\n"
 		    "os.makedirs('left_by_a', exist_ok=True)\n"
 		    "os.makedirs(os.path.join(os.environ['TRITON_CACHE_DIR'], 'left_by_a'), exist_ok=True)\n"
 		    "def relu(x, y, N):\n    pass\n");
