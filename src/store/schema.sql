@@ -259,3 +259,18 @@ ALTER TABLE verdict_checks ADD COLUMN tol_ratio REAL;
 ALTER TABLE verdict_checks ADD COLUMN baseline_tol_ratio REAL;
 ALTER TABLE verdict_checks ADD COLUMN budget REAL;
 ALTER TABLE verdict_checks ADD COLUMN budget_used INTEGER NOT NULL DEFAULT 0;
+-- migrate: 5
+
+-- Runs of the Python backends (kjudge run --backend triton|kernelbench,
+-- KernelBench problem files).  Widening a CHECK constraint changes no stored
+-- row, so the table's SQL is rewritten in place (SQLite's writable_schema:
+-- a rebuild would drop a table that candidates, verdicts and run_jobs
+-- reference); the table made and dropped after it bumps the schema cookie,
+-- so that every other open connection reads the new constraint.
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (backend IN (''cpu'', ''cuda''))',
+	'CHECK (backend IN (''cpu'', ''cuda'', ''triton'', ''kernelbench''))')
+	WHERE type = 'table' AND name = 'runs';
+PRAGMA writable_schema = RESET;
+CREATE TABLE kj_schema_bump (x);
+DROP TABLE kj_schema_bump;

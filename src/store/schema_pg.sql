@@ -237,3 +237,9 @@ ALTER TABLE verdict_checks ADD COLUMN tol_ratio DOUBLE PRECISION;
 ALTER TABLE verdict_checks ADD COLUMN baseline_tol_ratio DOUBLE PRECISION;
 ALTER TABLE verdict_checks ADD COLUMN budget DOUBLE PRECISION;
 ALTER TABLE verdict_checks ADD COLUMN budget_used INTEGER NOT NULL DEFAULT 0;
+-- migrate: 5
+
+-- Runs of the Python backends (src/store/schema.sql step 5).
+ALTER TABLE runs DROP CONSTRAINT IF EXISTS runs_backend_check;
+ALTER TABLE runs ADD CONSTRAINT runs_backend_check
+	CHECK (backend IN ('cpu', 'cuda', 'triton', 'kernelbench'));

@@ -97,7 +97,8 @@ int kj_store_run_get_or_create(kj_db *s, const char *name, const char *backend,
 {
 	if (!name || !*name)
 		return kj_err_set(err, KJ_E_USAGE, "store: a run needs a name");
-	if (!backend || (strcmp(backend, "cpu") && strcmp(backend, "cuda")))
+	if (!backend || (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "triton") &&
+			 strcmp(backend, "kernelbench")))
 		return kj_err_set(err, KJ_E_USAGE, "store: unknown backend '%s'", backend ? backend : "");
 	return s->ops->run_get_or_create(s, name, backend, spec, settings, run_id, err);
 }

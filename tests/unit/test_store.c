@@ -141,6 +141,50 @@ static void test_open_and_migrate(void)
 	like(err.msg, "junk.sqlite", "naming the file");
 }
 
+/* A database at step 4 (runs.backend cpu or cuda only) with a run and a
+ * candidate: opening it applies step 5, which keeps both and widens the
+ * CHECK to the Python backends, the table's references intact. */
+static void test_migrate_backends(void)
+{
+	struct kj_err err;
+	kj_db *s = NULL;
+	sqlite3 *db = NULL;
+	int64_t run = 0;
+	struct kj_schema_step st[KJ_SCHEMA_MAX_STEPS];
+	int n = kj_schema_steps(kj_store_schema_sql, st, KJ_SCHEMA_MAX_STEPS), okay = n >= 5;
+	kj_err_init(&err);
+	okay = okay && sqlite3_open(tmp_path("old4.sqlite"), &db) == SQLITE_OK &&
+	       sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) == SQLITE_OK;
+	for (int i = 0; okay && i < 4; i++) {
+		char *sql = strndup(st[i].sql, st[i].len), ver[48];
+		snprintf(ver, sizeof(ver), "PRAGMA user_version = %d", i + 1);
+		okay = sql && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK &&
+		       sqlite3_exec(db, ver, NULL, NULL, NULL) == SQLITE_OK;
+		free(sql);
+	}
+	okay = okay && sqlite3_exec(db, "INSERT INTO tasks (id) VALUES ('t/relu'); "
+				    "INSERT INTO runs (id, name, backend) VALUES (7, 'old', 'cuda'); "
+				    "INSERT INTO candidates (run_id, task, source, sha256) VALUES (7, 't/relu', 'x', 'y')",
+				    NULL, NULL, NULL) == SQLITE_OK;
+	ok(okay && sqlite3_exec(db, "INSERT INTO runs (name, backend) VALUES ('py', 'triton')", NULL, NULL, NULL) !=
+			   SQLITE_OK,
+	   "at step 4 a triton run is refused by the table's CHECK");
+	sqlite3_close(db);
+	is_int(kj_store_open(tmp_path("old4.sqlite"), &s, &err), 0, "opening it migrates: %s", err.msg);
+	is_int(kj_store_schema_version(s, &err), kj_store_schema_latest(), "to the latest step");
+	is_int(q_int(s, "SELECT count(*) FROM runs r JOIN candidates c ON c.run_id = r.id WHERE r.id = 7 AND "
+		     "r.backend = 'cuda'"),
+	       1, "the old run and its candidate are kept");
+	is_int(kj_store_run_get_or_create(s, "py", "triton", NULL, NULL, &run, &err), 0, "a triton run is taken now");
+	ok(sqlite3_exec(kj_store_sqlite(s), "INSERT INTO runs (name, backend) VALUES ('bad', 'rocm')", NULL, NULL,
+			NULL) != SQLITE_OK,
+	   "and the CHECK still refuses an unknown backend");
+	is_int(q_int(s, "SELECT count(*) FROM pragma_foreign_key_check"), 0, "no reference is broken");
+	is_int(q_int(s, "SELECT count(*) FROM sqlite_master WHERE name = 'kj_schema_bump'"), 0,
+	       "the table that moved the schema cookie is gone");
+	kj_store_close(s);
+}
+
 static void test_schema_file(void)
 {
 	FILE *f = fopen("src/store/schema.sql", "rb");
@@ -184,6 +228,13 @@ static void test_candidates_and_verdicts(const kj_task *t)
 	is_int(kj_store_run_get_or_create(s, "r1", "cuda", NULL, NULL, &run2, &err), KJ_E_USAGE,
 	       "the same name on another backend is refused");
 	like(err.msg, "is a cpu run", "saying which backend it has");
+	is_int(kj_store_run_get_or_create(s, "rk", "kernelbench", NULL, NULL, &run2, &err), 0,
+	       "a run of the kernelbench backend is created (migration step 5)");
+	is_int(kj_store_run_get_or_create(s, "rt", "triton", NULL, NULL, &run2, &err), 0, "and one of triton");
+	is_int(kj_store_run_get_or_create(s, "rx", "rocm", NULL, NULL, &run2, &err), KJ_E_USAGE,
+	       "an unknown backend is refused");
+	is_int(q_int(s, "SELECT count(*) FROM runs WHERE backend IN ('kernelbench', 'triton')"), 2,
+	       "the Python backends' runs are stored as such");
 	is_int(kj_store_run_find(s, "nope", &run2, &err), KJ_E_NOTFOUND, "an unknown run is not found");
 
 	is_int(kj_store_put_task(s, t, "abc", &err), 0, "the task row is written");
@@ -540,6 +591,7 @@ int main(void)
 	free(t->id);
 	t->id = strdup("t/relu");
 	test_open_and_migrate();
+	test_migrate_backends();
 	test_schema_file();
 	test_candidates_and_verdicts(t);
 	test_interrupted(t);
