@@ -276,7 +276,7 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 'b':
 			if (kj_backend_from_name(optarg, &o.eval.backend))
-				return kj_cli_usage_error("serve", "unknown backend '%s' (cpu or cuda)", optarg);
+				return kj_cli_usage_error("serve", "unknown backend '%s' (cpu, cuda, triton or kernelbench)", optarg);
 			break;
 		case 'g':
 			if ((rc = kj_cli_gpus_option("serve", optarg, o.gpus, &o.ngpus, KJ_SERVE_MAX_GPUS)))
