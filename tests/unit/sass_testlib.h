@@ -118,19 +118,32 @@ static int kjt_sass_read(const char *path, struct kjt_sass *s)
 	return rc;
 }
 
-/* Whether two objects' kernels are the same: 1 when both read, both have
- * at least one kernel and every name and byte agrees, else 0. */
-static int kjt_sass_same(const char *a_path, const char *b_path, int *nkernels)
+/* Two objects' kernels compared: 0 when every name and byte agrees (no
+ * kernel in either agrees too), 1 when they differ, -1 when one cannot be
+ * read.  *nkernels: the first one's count. */
+static int kjt_sass_cmp(const char *a_path, const char *b_path, int *nkernels)
 {
 	struct kjt_sass a, b;
-	int ra = kjt_sass_read(a_path, &a), rb = kjt_sass_read(b_path, &b), same;
-	same = ra == 0 && rb == 0 && a.nkernels > 0 && a.len == b.len && a.nkernels == b.nkernels &&
-	       memcmp(a.buf, b.buf, a.len) == 0;
+	int ra = kjt_sass_read(a_path, &a), rb = kjt_sass_read(b_path, &b), rc;
+	if (ra < 0 || rb < 0)
+		rc = -1;
+	else
+		rc = a.len == b.len && a.nkernels == b.nkernels && (!a.len || memcmp(a.buf, b.buf, a.len) == 0) ? 0 : 1;
 	if (nkernels)
 		*nkernels = a.nkernels;
 	free(a.buf);
 	free(b.buf);
-	return same;
+	return rc;
+}
+
+/* Whether two objects have the same kernels, and at least one (so that an
+ * object read as nothing never passes). */
+static int kjt_sass_same(const char *a_path, const char *b_path, int *nkernels)
+{
+	int n = 0, rc = kjt_sass_cmp(a_path, b_path, &n);
+	if (nkernels)
+		*nkernels = n;
+	return rc == 0 && n > 0;
 }
 
 #endif
