@@ -66,6 +66,21 @@ static const char host_err_src[] =
 	"  k<<<1, 32, 0, s>>>(y) (void)x; (void)n;\n"
 	"}\n";
 
+/* Warnings from both sides: the host's preprocessing and the device's
+ * chain each have their own to say (a #warning for each side, variables
+ * unused in a kernel and in host code). */
+static const char warn_src[] =
+	"#include \"kjudge_cuda.h\"\n"
+	"__global__ void k(float* y) { int unused_in_kernel; y[threadIdx.x] = 1.0f; }\n"
+	"#ifdef __CUDA_ARCH__\n"
+	"#warning \"device side\"\n"
+	"#else\n"
+	"#warning \"host side\"\n"
+	"#endif\n"
+	"extern \"C\" void relu(const float* x, float* y, int64_t n, cudaStream_t s) {\n"
+	"  int unused_in_host; k<<<1, 32, 0, s>>>(y); (void)x; (void)n;\n"
+	"}\n";
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -148,7 +163,8 @@ static void test_same_kernels(struct kj_compile_opts *o)
 }
 
 /* A syntax error is the candidate's compile_error with its file and line,
- * and the log is the one nvcc gives, whichever chain finds it. */
+ * and the log is the one nvcc gives, whichever chain finds it; so are the
+ * warnings of a candidate that compiles. */
 static void test_errors(struct kj_compile_opts *o)
 {
 	struct kj_compile_result one, two;
@@ -166,6 +182,16 @@ static void test_errors(struct kj_compile_opts *o)
 	ok(!one.ok && !two.ok, "a syntax error in host code does not compile");
 	like(two.log, "cand.cu(4): error", "the two chains' log names the file and line of the host code");
 	is_str(two.log, one.log ? one.log : "", "and is the log of one nvcc call");
+	kj_compile_result_release(&one);
+	kj_compile_result_release(&two);
+
+	build_both(warn_src, o, &one, &two, &e);
+	ok(one.ok && two.ok, "a candidate with warnings on both sides compiles");
+	like(two.log, "device side", "the device's warning is in the log");
+	like(two.log, "host side", "and the host's");
+	ok(two.log && strstr(two.log, "host side") && strstr(two.log, "device side") &&
+	   strstr(two.log, "host side") < strstr(two.log, "device side"), "the host's first, as nvcc prints them");
+	is_str(two.log, one.log ? one.log : "", "the log of one nvcc call, byte for byte");
 	kj_compile_result_release(&one);
 	kj_compile_result_release(&two);
 }
