@@ -5,6 +5,14 @@
  * change to any of them rebuilds and identical inputs never compile twice.
  * Entries are written to a temporary name and renamed, so concurrent judges
  * and crashes never leave a half-written object under a real key.
+ *
+ * A CUDA candidate is built from nvcc's own steps (`nvcc --dryrun`), with the
+ * host's front end (preprocessing, cudafe++) and the device's chain
+ * (preprocessing, cicc, ptxas, fatbinary) at once, then the host compile and
+ * the links: the same commands nvcc runs one after the other, the same
+ * kernels, the same messages in the same order.  A plan of steps that is not
+ * the shape this expects is built by one nvcc call, as is every build with
+ * one_nvcc set.
  */
 #ifndef KJUDGE_COMPILE_H
 #define KJUDGE_COMPILE_H
@@ -26,6 +34,8 @@ struct kj_compile_opts {
 	size_t mem_limit;        /* the compiler's address space per process, 0 = 8 GiB */
 	double cpu_limit_s;      /* its CPU time per process, 0 = 120 s */
 	size_t fsize_limit;      /* the largest file it may write, 0 = 256 MiB */
+	int one_nvcc;            /* CUDA: one nvcc call, its steps one after the other (the
+				  * reference of the two-chain build; another cache key) */
 };
 
 struct kj_compile_result {

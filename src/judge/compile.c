@@ -1,6 +1,7 @@
 /*
  * Building candidates into a content-addressed cache: see
- * include/kjudge/compile.h.  The compiler runs without a shell, in its own
+ * include/kjudge/compile.h.  The compiler runs without a shell (but for
+ * the CUDA build's script of nvcc's own commands, below), in its own
  * process group, under a wall-clock limit, with its output capped; the
  * source it reads is untrusted, so a compiler that hangs or floods is the
  * candidate's failure, not the judge's.
@@ -73,6 +74,8 @@ struct toolchain {
 	const char *header;   /* candidate header in include_dir, keyed by content */
 	const char *flags[MAX_FLAGS]; /* before -I, -o and the input */
 	const char *libs[4];          /* after the input */
+	const char *method;           /* how the compiler is driven, when that has a
+				       * choice (CUDA: two chains or one nvcc); keyed */
 	char gencode[96];             /* storage for a flag built per call */
 };
 
@@ -117,6 +120,7 @@ static int toolchain_for(const struct kj_compile_opts *o, struct toolchain *tc, 
 		while (tc->flags[i])
 			i++;
 		tc->flags[i] = tc->gencode;
+		tc->method = o->one_nvcc ? "one nvcc call" : "nvcc's steps, the host and device chains at once";
 		env = getenv("KJ_NVCC");
 		if (env && *env)
 			tc->cc = env;
@@ -502,6 +506,8 @@ static int cache_key(const struct toolchain *tc, const char *backend, const char
 		key_part(c, tc->flags[i], strlen(tc->flags[i]));
 	for (i = 0; i < 4 && tc->libs[i]; i++)
 		key_part(c, tc->libs[i], strlen(tc->libs[i]));
+	if (tc->method)
+		key_part(c, tc->method, strlen(tc->method));
 	key_part(c, header, hlen);
 	key_part(c, src, slen);
 	if (!EVP_DigestFinal_ex(c, md, &n) || n != 32) {
@@ -585,6 +591,298 @@ static void remove_build_dir(const char *dir)
 		closedir(d);
 	}
 	rmdir(dir);
+}
+
+/*
+ * The two-chain CUDA build.  nvcc runs its steps one after the other, but
+ * the host's front end (gcc -E for the host, then cudafe++) and the device's
+ * chain (gcc -E for the device, cicc, ptxas, fatbinary) share no file but the
+ * module id, which cudafe++ writes and cicc reads.  cicc computes the same
+ * id itself (--gen_module_id_file: it names the source's path), so it writes
+ * its own copy and the two are compared before the host compile, which needs
+ * both chains (it includes the stub cicc wrote, which includes the
+ * fatbinary).  The plan is `nvcc --dryrun --keep` (intermediate files named
+ * after the source, in the build folder), run in the jail as the build is;
+ * the build is one /bin/sh script of the plan's commands, in the same jail,
+ * under the same limits and the same wall clock.  The device chain's output
+ * is held back and printed after the host front end's, where nvcc prints it,
+ * and not at all when the front end failed, since nvcc would have stopped
+ * there.
+ */
+#define PLAN_CAP ((size_t)256 << 10)
+#define SCRIPT_CAP ((size_t)256 << 10)
+#define PLAN_MAX 64
+#define SPLIT_SCRIPT "kjudge-nvcc.sh"
+#define SPLIT_DEVLOG "kjudge-device.log"
+#define SPLIT_IDS_DIFFER 97
+#define SPLIT_IDS_MSG "kjudge: the host's and the device's module ids differ"
+
+struct nvcc_plan {
+	const char *env[PLAN_MAX];  /* NAME=value, which nvcc sets for its steps */
+	const char *step[PLAN_MAX]; /* shell commands, in nvcc's order */
+	int nenv, nstep;
+};
+
+/* Splits the text of `nvcc --dryrun` (cut into lines in place) into its
+ * settings and its steps.  Returns 0, or -1 when a line is not one of
+ * nvcc's "#$ " lines or there are more than PLAN_MAX of a kind. */
+static int plan_parse(char *text, struct nvcc_plan *p)
+{
+	static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789";
+	char *line = text, *nl;
+	size_t name;
+
+	memset(p, 0, sizeof(*p));
+	for (; line; line = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if (!*line)
+			continue;
+		if (strncmp(line, "#$ ", 3))
+			return -1;
+		line += 3;
+		name = strspn(line, name_chars);
+		if (name && line[name] == '=' && !(line[0] >= '0' && line[0] <= '9')) {
+			if (p->nenv == PLAN_MAX)
+				return -1;
+			p->env[p->nenv++] = line;
+		} else {
+			if (p->nstep == PLAN_MAX)
+				return -1;
+			p->step[p->nstep++] = line;
+		}
+	}
+	return p->nstep ? 0 : -1;
+}
+
+/* The quoted value after `flag "` in s (flag NULL: the last quoted word of
+ * s), into out (n bytes).  Returns 0, or -1 when there is none or it does
+ * not fit. */
+static int quoted_value(const char *s, const char *flag, char *out, size_t n)
+{
+	char pat[64];
+	const char *a, *b;
+
+	if (flag) {
+		snprintf(pat, sizeof(pat), "%s \"", flag);
+		if (!(a = strstr(s, pat)))
+			return -1;
+		a += strlen(pat);
+		b = strchr(a, '"');
+	} else {
+		b = strrchr(s, '"');
+		for (a = b; a && a > s && a[-1] != '"'; a--)
+			;
+		if (!b || !a || a == s)
+			return -1;
+	}
+	if (!b || (size_t)(b - a) >= n)
+		return -1;
+	memcpy(out, a, (size_t)(b - a));
+	out[b - a] = '\0';
+	return 0;
+}
+
+/* The one step that contains pat: its index, or -1 when none or several. */
+static int plan_find(const struct nvcc_plan *p, const char *pat)
+{
+	int i, at = -1;
+	for (i = 0; i < p->nstep; i++)
+		if (strstr(p->step[i], pat)) {
+			if (at >= 0)
+				return -1;
+			at = i;
+		}
+	return at;
+}
+
+static int is_rm(const char *step)
+{
+	return strncmp(step, "rm ", 3) == 0;
+}
+
+static void add_str(struct kj_capbuf *b, const char *s)
+{
+	kj_capbuf_add(b, s, strlen(s));
+}
+
+/* s in single quotes, for sh. */
+static void add_quoted(struct kj_capbuf *b, const char *s)
+{
+	const char *q;
+	add_str(b, "'");
+	for (; (q = strchr(s, '\'')); s = q + 1) {
+		kj_capbuf_add(b, s, (size_t)(q - s));
+		add_str(b, "'\\''");
+	}
+	add_str(b, s);
+	add_str(b, "'");
+}
+
+/* The build script of nvcc's plan (text, cut up in place) for the source
+ * src_name, into sh.  Returns 0, or -1 when the plan is not of the shape
+ * described above (another nvcc): the caller then runs nvcc itself. */
+static int split_script(char *text, const char *src_name, struct kj_capbuf *sh)
+{
+	struct nvcc_plan p;
+	char in[256], gen[256], mid[256], pat[300], pat_in[300], mid_flag[300];
+	const char *at;
+	int hp, hf, cc = -1, hc = -1, i, ndev = 0;
+
+	if (plan_parse(text, &p) < 0 || (hf = plan_find(&p, "cudafe++ ")) < 0 || strncmp(p.step[hf], "cudafe++ ", 9))
+		return -1;
+	for (i = 0; i < p.nstep; i++)
+		if (strstr(p.step[i], "/cicc\" ") || strstr(p.step[i], "/cicc ") || !strncmp(p.step[i], "cicc ", 5)) {
+			if (cc >= 0)
+				return -1;
+			cc = i;
+		}
+	/* cudafe++ reads the host's preprocessed source and writes the host
+	 * code and the module id; cicc reads that id */
+	if (cc < 0 || quoted_value(p.step[hf], NULL, in, sizeof(in)) ||
+	    quoted_value(p.step[hf], "--gen_c_file_name", gen, sizeof(gen)) ||
+	    quoted_value(p.step[hf], "--module_id_file_name", mid, sizeof(mid)) ||
+	    !strstr(p.step[hf], "--gen_module_id_file "))
+		return -1;
+	snprintf(mid_flag, sizeof(mid_flag), "--module_id_file_name \"%s\"", mid);
+	if (!(at = strstr(p.step[cc], mid_flag)) || strstr(p.step[cc], "--gen_module_id_file"))
+		return -1;
+	snprintf(pat, sizeof(pat), "-o \"%s\"", in);
+	if ((hp = plan_find(&p, pat)) < 0 || hp > hf)
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\"", src_name);
+	if (!strstr(p.step[hp], pat))
+		return -1;
+	/* the host compile: the first step after both that reads the host code */
+	snprintf(pat, sizeof(pat), "\"%s\"", gen);
+	for (i = (hf > cc ? hf : cc) + 1; i < p.nstep && hc < 0; i++)
+		if (strstr(p.step[i], pat))
+			hc = i;
+	if (hc < 0)
+		return -1;
+	/* the device chain: every other step before it, none of which may
+	 * read what the host's front end writes */
+	snprintf(pat_in, sizeof(pat_in), "\"%s\"", in);
+	for (i = 0; i < hc; i++) {
+		if (i == hp || i == hf || is_rm(p.step[i]))
+			continue;
+		if (strstr(p.step[i], pat) || strstr(p.step[i], pat_in))
+			return -1;
+		ndev++;
+	}
+	/* the steps find their tools on the PATH nvcc gives them */
+	for (i = 0; i < p.nenv && strncmp(p.env[i], "PATH=", 5); i++)
+		;
+	if (ndev < 2 || i == p.nenv)
+		return -1;
+
+	add_str(sh, "# kjudge: nvcc's steps (nvcc --dryrun --keep); the host's front end and the device's chain at once\n");
+	for (i = 0; i < p.nenv; i++) {
+		const char *eq = strchr(p.env[i], '=');
+		add_str(sh, "export ");
+		kj_capbuf_add(sh, p.env[i], (size_t)(eq + 1 - p.env[i]));
+		add_quoted(sh, eq + 1);
+		add_str(sh, "\n");
+	}
+	for (i = 0; i < hc; i++)
+		if (is_rm(p.step[i])) {
+			add_str(sh, "rm -f ");
+			add_str(sh, p.step[i] + 3);
+			add_str(sh, "\n");
+		}
+	add_str(sh, "(");
+	for (i = 0, ndev = 0; i < hc; i++) {
+		if (i == hp || i == hf || is_rm(p.step[i]))
+			continue;
+		add_str(sh, ndev++ ? " &&\n  " : " ");
+		if (i == cc) {
+			/* cicc makes its own copy of the module id */
+			kj_capbuf_add(sh, p.step[i], (size_t)(at - p.step[i]));
+			add_str(sh, "--gen_module_id_file --module_id_file_name \"");
+			add_str(sh, mid);
+			add_str(sh, ".dev\"");
+			add_str(sh, at + strlen(mid_flag));
+		} else {
+			add_str(sh, p.step[i]);
+		}
+	}
+	add_str(sh, " ) >" SPLIT_DEVLOG " 2>&1 &\nkj_dev=$!\n");
+	add_str(sh, p.step[hp]);
+	add_str(sh, " &&\n");
+	add_str(sh, p.step[hf]);
+	add_str(sh, " || exit $?\nwait $kj_dev\nkj_st=$?\ncat " SPLIT_DEVLOG "\n[ $kj_st -eq 0 ] || exit $kj_st\n");
+	add_str(sh, "kj_host_id=$(cat ");
+	add_quoted(sh, mid);
+	add_str(sh, ")\nkj_dev_id=$(cat ");
+	snprintf(pat, sizeof(pat), "%s.dev", mid);
+	add_quoted(sh, pat);
+	add_str(sh, ")\n[ -n \"$kj_host_id\" ] && [ \"$kj_host_id\" = \"$kj_dev_id\" ] || { echo ");
+	add_quoted(sh, SPLIT_IDS_MSG);
+	snprintf(pat, sizeof(pat), "; exit %d; }\n", SPLIT_IDS_DIFFER);
+	add_str(sh, pat);
+	for (i = hc; i < p.nstep; i++) {
+		if (is_rm(p.step[i])) {
+			add_str(sh, "rm -f ");
+			add_str(sh, p.step[i] + 3);
+			add_str(sh, "\n");
+		} else {
+			add_str(sh, p.step[i]);
+			add_str(sh, " || exit $?\n");
+		}
+	}
+	return 0;
+}
+
+/* Seconds left of timeout_s since t0, at least a millisecond (so that a
+ * spent budget still runs, and times out, through run_jailed). */
+static double time_left(double t0, double timeout_s)
+{
+	double left = t0 + timeout_s - now_s();
+	return left > 0.001 ? left : 0.001;
+}
+
+/* The two-chain build of argv (nvcc's command line, n words, run in dir):
+ * nvcc's plan, then its script, each under lim and what is left of
+ * timeout_s since t0; nvcc itself when the plan is not the expected shape
+ * or the module ids differ.  Returns as run_jailed, r being the last run's
+ * (the plan's when it ran past the wall clock). */
+static int run_split(const struct kj_jail *jl, char **argv, int n, const char *dir, const char *src_name,
+		     const struct build_limits *lim, double t0, double timeout_s, size_t cap,
+		     struct run_result *r, struct kj_err *err)
+{
+	char *dry[MAX_FLAGS + 16], *sh[] = {"/bin/sh", SPLIT_SCRIPT, NULL}, path[PATHSZ];
+	struct kj_capbuf script;
+	struct kj_err werr;
+	int rc, i, planned = 0;
+
+	if (n + 2 >= (int)(sizeof(dry) / sizeof(dry[0])))
+		return run_jailed(jl, argv, dir, lim, time_left(t0, timeout_s), cap, r, err);
+	for (i = 0; i < n; i++)
+		dry[i] = argv[i];
+	dry[n] = "--dryrun";
+	dry[n + 1] = "--keep";
+	dry[n + 2] = NULL;
+	if ((rc = run_jailed(jl, dry, dir, lim, time_left(t0, timeout_s), PLAN_CAP, r, err)))
+		return rc;
+	if (r->timed_out)
+		return 0;
+	kj_capbuf_init(&script, SCRIPT_CAP);
+	kj_err_init(&werr);
+	if (!r->exec_errno && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 && r->out.total == r->out.len &&
+	    split_script(r->out.buf, src_name, &script) == 0 && script.total == script.len &&
+	    pathf(path, "%s/%s", dir, SPLIT_SCRIPT) == 0 && write_atomic(path, script.buf, script.len, &werr) == 0)
+		planned = 1;
+	kj_capbuf_release(&script);
+	kj_capbuf_release(&r->out);
+	if (planned) {
+		if ((rc = run_jailed(jl, sh, dir, lim, time_left(t0, timeout_s), cap, r, err)))
+			return rc;
+		if (r->exec_errno || r->timed_out || !WIFEXITED(r->status) ||
+		    WEXITSTATUS(r->status) != SPLIT_IDS_DIFFER || !strstr(r->out.buf, SPLIT_IDS_MSG))
+			return 0;
+		kj_capbuf_release(&r->out);
+	}
+	return run_jailed(jl, argv, dir, lim, time_left(t0, timeout_s), cap, r, err);
 }
 
 /* Compiles in a fresh folder under $TMPDIR, in the jail (the folder is its
@@ -674,7 +972,12 @@ static int build(const struct toolchain *tc, const struct kj_compile_opts *o, co
 	kj_rlimit_fit(RLIMIT_NPROC, &lim.nproc, res->limits, sizeof(res->limits));
 	/* Run inside the build folder with relative names, so the log reads
 	 * "cand.c:3:5: error: ..." and does not depend on the folder's name. */
-	if ((rc = run_jailed(&jl, argv, tmpdir, &lim, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r, err)))
+	if (o->backend == KJ_BACKEND_CUDA && !o->one_nvcc)
+		rc = run_split(&jl, argv, n, tmpdir, tc->src_name, &lim, t0, timeout,
+			       o->log_cap ? o->log_cap : DEF_LOG_CAP, &r, err);
+	else
+		rc = run_jailed(&jl, argv, tmpdir, &lim, timeout, o->log_cap ? o->log_cap : DEF_LOG_CAP, &r, err);
+	if (rc)
 		goto out;
 	res->seconds = now_s() - t0;
 	if (r.exec_errno || (!o->unconfined && strstr(r.out.buf, "bwrap: execvp"))) {
