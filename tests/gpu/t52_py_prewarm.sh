@@ -24,8 +24,11 @@ $E/redteam/26_py_self_patch.py"
 [ "${KJ_PY_INLINE:-0}" = 1 ] && cases="$cases $E/solutions/kernelbench/relu_cuda_inline.py"
 
 be_of() { if grep -q "^class ModelNew" "$1"; then echo kernelbench; else echo triton; fi; }
-# status stage flags of a verdict
-sig() { echo "$(json_get "$1" status) $(json_get "$1" stage) $(json_get "$1" flags)"; }
+# status stage flags of a verdict, without unstable_timing: that flag says
+# the timing hit its budget before the median settled, which two runs of the
+# same build differ in (on the H200 one run of triton/relu.py had it and the
+# next not)
+sig() { echo "$(json_get "$1" status) $(json_get "$1" stage) $(json_get "$1" flags | sed 's/"unstable_timing",\{0,1\}//; s/,\]/]/')"; }
 
 i=0
 for f in $cases; do

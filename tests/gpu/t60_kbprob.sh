@@ -25,7 +25,7 @@ W=$KJ_ROOT/python/kjudge_pyworker.py
 
 expect_success "describe: a scalar among get_inputs' values, outputs' shapes from one forward" '
 	${KJ_PYTHON:-python3} -I "$W" --describe "$P/level1/4_scale_scalar.py" >"$TMP/d.json" &&
-	cat "$TMP/d.json" && test "$(json_get "$TMP/d.json" ok)" = 1 &&
+	cat "$TMP/d.json" && test "$(json_get "$TMP/d.json" ok)" = true &&
 	test "$(json_get "$TMP/d.json" inputs.1.value)" = 3.5 &&
 	test "$(json_get "$TMP/d.json" outputs.0.shape.1)" = 4099'
 
