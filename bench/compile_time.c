@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kjudge/fsutil.h"
 #include "kjudge/compile.h"
 #ifdef KJ_SASS_CHECK /* libelf's headers are there (not on every GPU machine) */
 #include "sass_testlib.h"
@@ -31,28 +32,6 @@ static double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b;
-	long n;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	if (b)
-		b[n] = '\0';
-	*len = (size_t)n;
-	fclose(f);
-	return b;
 }
 
 /* One cold build; its seconds, or -1 when the judge could not build. */
@@ -105,7 +84,7 @@ int main(int argc, char **argv)
 		const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
 		char verdict[128] = "";
 		size_t len;
-		char *src = slurp(argv[i], &len);
+		char *src = kj_read_file(argv[i], &len);
 		int judged = 1, nk = 0;
 
 		(void)nk;

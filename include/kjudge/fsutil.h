@@ -25,6 +25,10 @@ int kj_which(const char *name, char *out, size_t len);
  * character device", "a block device", "a socket"; kind may be NULL). */
 int kj_open_regular(const char *path, const char **kind);
 
+/* The whole file at path, NUL-terminated (malloc'd; *len its size when len
+ * is not NULL), or NULL with errno set. */
+char *kj_read_file(const char *path, size_t *len);
+
 /* rm -rf: removes path and everything under it, links not followed; what
  * cannot be removed is left (best effort, as cleanup needs). */
 void kj_rm_tree(const char *path);

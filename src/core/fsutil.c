@@ -100,3 +100,31 @@ void kj_rm_tree(const char *path)
 {
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+char *kj_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+	int e = 0;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)n + 1))) {
+		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			e = ferror(f) ? errno : EIO;
+			free(buf);
+			buf = NULL;
+		} else {
+			buf[n] = '\0';
+			if (len)
+				*len = (size_t)n;
+		}
+	} else {
+		e = errno ? errno : ENOMEM;
+	}
+	fclose(f);
+	if (!buf)
+		errno = e;
+	return buf;
+}

@@ -29,28 +29,6 @@
 
 /* A whole file into a malloc'd, NUL-terminated buffer; NULL when it cannot
  * be read. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)n + 1))) {
-		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-			if (len)
-				*len = (size_t)n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /* <cache>/kbdesc/<key>.json for this problem, worker and interpreter. */
 static int desc_path(const char *cache_dir, const char *problem, const char *worker, const char *python,
 		     char *out, size_t olen, struct kj_err *err)
@@ -61,11 +39,11 @@ static int desc_path(const char *cache_dir, const char *problem, const char *wor
 	int rc = kj_cache_dir(cache_dir, root, sizeof(root), err);
 	if (rc)
 		return rc;
-	if (!(b = slurp(problem, &n)))
+	if (!(b = kj_read_file(problem, &n)))
 		return kj_err_sys(err, "cannot read KernelBench problem '%s'", problem);
 	kj_sha256_hex(b, n, ps);
 	free(b);
-	if (!(b = slurp(worker, &n)))
+	if (!(b = kj_read_file(worker, &n)))
 		return kj_err_sys(err, "cannot read the Python worker '%s'", worker);
 	kj_sha256_hex(b, n, ws);
 	free(b);
@@ -139,7 +117,7 @@ int kj_kb_task_load(const char *problem, const char *cache_dir, const char *incl
 	}
 	if ((rc = desc_path(cache_dir, abs_problem, worker, python, cpath, sizeof(cpath), err)))
 		return rc;
-	if (!(text = slurp(cpath, NULL))) {
+	if (!(text = kj_read_file(cpath, NULL))) {
 		argv[0] = python;
 		argv[1] = "-I";
 		argv[2] = worker;

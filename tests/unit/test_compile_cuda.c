@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kjudge/fsutil.h"
 #include "kjudge/compile.h"
 #include "sass_testlib.h"
 #include "tap.h"
@@ -81,27 +82,6 @@ static const char warn_src[] =
 	"  int unused_in_host; k<<<1, 32, 0, s>>>(y); (void)x; (void)n;\n"
 	"}\n";
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *b;
-	long n;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	if (b)
-		b[n] = '\0';
-	fclose(f);
-	return b;
-}
-
 static void write_file(const char *path, const char *text, mode_t mode)
 {
 	FILE *f = fopen(path, "w");
@@ -147,7 +127,7 @@ static void test_same_kernels(struct kj_compile_opts *o)
 	kj_compile_result_release(&one);
 	kj_compile_result_release(&two);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *src = slurp(files[i]);
+		char *src = kj_read_file(files[i], NULL);
 		if (!ok(src != NULL, "read %s", files[i]))
 			continue;
 		build_both(src, o, &one, &two, &e);
@@ -234,7 +214,7 @@ static void fake_calls(const char *dir, char *out, size_t n)
 {
 	char path[700], *t, *c;
 	snprintf(path, sizeof(path), "%s/fake/calls", dir);
-	t = slurp(path);
+	t = kj_read_file(path, NULL);
 	snprintf(out, n, "%s", t ? t : "");
 	for (c = out; *c; c++)
 		if (*c == '\n')
@@ -323,7 +303,7 @@ static void test_hang(struct kj_compile_opts *o, const char *dir)
 		like(r.limit, "wall-clock limit", "stopped by the wall clock (%s)", r.limit);
 		kj_compile_result_release(&r);
 		if (unconfined) {
-			char *t = slurp(pidfile);
+			char *t = kj_read_file(pidfile, NULL);
 			int gone = 0, i;
 			pid = t ? atol(t) : 0;
 			free(t);

@@ -6,6 +6,7 @@
  * planted indexes, which it must reject: a row missing, a file that is not
  * there.  Run from the top of the tree (KJ_ROOT overrides).
  */
+#include "kjudge/fsutil.h"
 #include "kjudge/ops.h"
 #include "tap.h"
 
@@ -14,26 +15,6 @@
 
 #define BEGIN "<!-- ops-index:begin -->"
 #define END "<!-- ops-index:end -->"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long len;
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)len + 1)) != NULL) {
-		if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[len] = 0;
-		}
-	}
-	fclose(f);
-	return buf;
-}
 
 /* The text of cell `col` (0-based) of a table row "| `a` | `b` | ..." into
  * out, without the backquotes; returns 0 when the row has no such cell. */
@@ -135,7 +116,7 @@ int main(void)
 	const char *row;
 
 	snprintf(path, sizeof(path), "%s/docs/ops.md", root);
-	doc = slurp(path);
+	doc = kj_read_file(path, NULL);
 	if (!ok(doc != NULL, "read %s", path))
 		return done_testing();
 	is_int(index_problems(doc, root), 0,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "kjudge/fsutil.h"
 #include "kjudge/task.h"
 #include "kjudge/trace.h"
 #include "tap.h"
@@ -24,28 +25,6 @@ static void put(const char *name, const char *text, size_t n, char *path, size_t
 		fwrite(text, 1, n, f);
 		fclose(f);
 	}
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	char *b;
-	long sz;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b = malloc((size_t)sz + 1);
-	if (b && fread(b, 1, (size_t)sz, f) != (size_t)sz) {
-		free(b);
-		b = NULL;
-	}
-	if (b)
-		b[sz] = 0;
-	fclose(f);
-	*n = (size_t)sz;
-	return b;
 }
 
 /* A synthetic trace: per op one cpu_op on thread 1, one launch inside it and
@@ -173,7 +152,7 @@ static void test_broken(void)
 	kj_trace *t = NULL;
 	struct kj_err err;
 	size_t n;
-	char *full = slurp("tests/data/llama_small.json", &n);
+	char *full = kj_read_file("tests/data/llama_small.json", &n);
 
 	{
 		const char *bad = "{\"traceEvents\": [\n  {\"ph\": \"X\",, \"cat\": \"kernel\"}\n]}\n";
@@ -200,7 +179,7 @@ static void test_broken(void)
 			g = gzopen(gz, "wb");
 			gzwrite(g, full, (unsigned)n);
 			gzclose(g);
-			gbuf = slurp(gz, &gn);
+			gbuf = kj_read_file(gz, &gn);
 			put("cut.json.gz", gbuf, gn / 2, path, sizeof(path));
 			free(gbuf);
 			kj_err_init(&err);
@@ -298,9 +277,9 @@ static void test_unknown_and_refresh(void)
 		size_t n0, n1;
 		char *before, *after;
 		snprintf(kt, sizeof(kt), "%s/decode_linear_bf16.kt", dir);
-		before = slurp(kt, &n0);
+		before = kj_read_file(kt, &n0);
 		ok(kj_suite_refresh(s2, dir, &ri, &err) == 0, "refresh succeeds: %s", err.msg);
-		after = slurp(kt, &n1);
+		after = kj_read_file(kt, &n1);
 		is_int(ri.shapes, 3, "the suite's 3 shapes");
 		is_int(ri.shapes_found, 2, "2 of them in the new trace");
 		is_near(ri.covered_share, 0.4, 1e-12, "covering 40%% of the new trace");
