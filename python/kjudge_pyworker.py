@@ -909,6 +909,28 @@ def build(path, backend, abi, cache, entry, result_fd, uses=(), call_limit_s=60)
     return 0
 
 
+def request_frame(m, anc, hdr, sizes):
+    """A request the judge sent (its bytes m, its ancillary data anc), as the
+    candidate's worker and the reference worker read it: closes any
+    descriptor it carried, then (type, seq, None), or (None, None, exit
+    code) when the judge hung up (EXIT_DONE) or the frame is malformed:
+    shorter than its header, of a size its type does not have, or a type
+    only a worker sends."""
+    import socket
+    for lvl, typ, data in anc:
+        if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
+            for k in range(len(data) // 4):
+                os.close(struct.unpack_from("<i", data, 4 * k)[0])
+    if not m:
+        return None, None, EXIT_DONE
+    if len(m) < 8:
+        return None, None, EXIT_BAD_REQUEST
+    typ, seq = hdr.unpack_from(m)
+    if sizes.get(typ) != len(m) or typ in (HELLO, OK, ERROR):
+        return None, None, EXIT_BAD_REQUEST
+    return typ, seq, None
+
+
 def serve(backend, abi, cache, trace=False, seccomp=None, uses=(), abi_file=None):
     import socket
     import time
@@ -1470,17 +1492,9 @@ def serve(backend, abi, cache, trace=False, seccomp=None, uses=(), abi_file=None
                 m, anc, _, _ = recvmsg(1 << 16, socket.CMSG_SPACE(4 * 8))
         except OSError:
             return EXIT_NO_REPLY
-        for lvl, typ, data in anc:
-            if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
-                for k in range(len(data) // 4):
-                    os.close(struct.unpack_from("<i", data, 4 * k)[0])
-        if not m:
-            return EXIT_DONE
-        if len(m) < 8:
-            return EXIT_BAD_REQUEST
-        typ, seq = hdr.unpack_from(m)
-        if sizes.get(typ) != len(m) or typ in (HELLO, OK, ERROR):
-            return EXIT_BAD_REQUEST
+        typ, seq, end = request_frame(m, anc, hdr, sizes)
+        if end is not None:
+            return end
         if typ == NOP:
             do_nop(seq)
         elif typ == LOAD:
@@ -1807,17 +1821,9 @@ def serve_reference(abi, problem):
             m, anc, _, _ = sock.recvmsg(1 << 16, socket.CMSG_SPACE(4 * 8))
         except OSError:
             return EXIT_NO_REPLY
-        for lvl, typ, data in anc:
-            if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
-                for k in range(len(data) // 4):
-                    os.close(struct.unpack_from("<i", data, 4 * k)[0])
-        if not m:
-            return EXIT_DONE
-        if len(m) < 8:
-            return EXIT_BAD_REQUEST
-        typ, seq = hdr.unpack_from(m)
-        if sizes.get(typ) != len(m) or typ in (HELLO, OK, ERROR):
-            return EXIT_BAD_REQUEST
+        typ, seq, end = request_frame(m, anc, hdr, sizes)
+        if end is not None:
+            return end
         if typ == NOP:
             ok(seq)
         elif typ == SETUP:
