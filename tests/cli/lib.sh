@@ -36,6 +36,19 @@ json_get() {
 # hdr FILE KEY: a value of a case file's `// kjudge-case:` header (task, expect, flag)
 hdr() { head -n 1 "$1" | sed -n "s/.*$2=\([^ ]*\).*/\1/p"; }
 
+# need_gpu_python: the GPU tests of the Python tracks skip (saying why) without
+# a CUDA device or without torch, triton and cupy in ${KJ_PYTHON:-python3}
+need_gpu_python() {
+	if ! nvidia-smi -L >/dev/null 2>&1; then
+		echo "1..0 # SKIP no CUDA device"
+		exit 0
+	fi
+	if ! ${KJ_PYTHON:-python3} -c "import torch, triton, cupy" >/dev/null 2>&1; then
+		echo "1..0 # SKIP ${KJ_PYTHON:-python3} cannot import torch, triton and cupy"
+		exit 0
+	fi
+}
+
 done_testing() {
 	echo "1..$n_"
 	[ "$failed_" -eq 0 ]

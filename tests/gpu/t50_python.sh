@@ -12,14 +12,7 @@
 # must name the candidate's line (issue 21); a case whose docstring has a line
 # "Expected reason: TEXT" must have TEXT in its reason (the sandbox's cases).
 . "$(dirname "$0")/../cli/lib.sh"
-if ! nvidia-smi -L >/dev/null 2>&1; then
-	echo "1..0 # SKIP no CUDA device"
-	exit 0
-fi
-if ! ${KJ_PYTHON:-python3} -c "import torch, triton, cupy" >/dev/null 2>&1; then
-	echo "1..0 # SKIP ${KJ_PYTHON:-python3} cannot import torch, triton and cupy"
-	exit 0
-fi
+need_gpu_python
 for f in "$KJ_ROOT"/examples/solutions/triton/*.py "$KJ_ROOT"/examples/solutions/kernelbench/*.py \
 	"$KJ_ROOT"/examples/broken/triton/*.py "$KJ_ROOT"/examples/redteam/*.py; do
 	[ -f "$f" ] || continue

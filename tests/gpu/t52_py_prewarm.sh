@@ -9,14 +9,7 @@
 # replaced, none left at exit) is tests/unit/test_pypool.c's.  Needs python3
 # with torch, triton and cupy (KJ_PYTHON to choose).
 . "$(dirname "$0")/../cli/lib.sh"
-if ! nvidia-smi -L >/dev/null 2>&1; then
-	echo "1..0 # SKIP no CUDA device"
-	exit 0
-fi
-if ! ${KJ_PYTHON:-python3} -c "import torch, triton, cupy" >/dev/null 2>&1; then
-	echo "1..0 # SKIP ${KJ_PYTHON:-python3} cannot import torch, triton and cupy"
-	exit 0
-fi
+need_gpu_python
 E=$KJ_ROOT/examples
 D=$KJ_ROOT/tests/data/prewarm
 cases="$E/solutions/triton/relu.py $E/solutions/kernelbench/relu.py $E/broken/triton/wrong_max.py

@@ -12,14 +12,7 @@
 # cupy (KJ_PYTHON to choose).  KJ_KB_ONLY=REGEX judges only matching cases;
 # KJ_KB_LOG=FILE collects one line per case (status, flags, ms, baseline ms).
 . "$(dirname "$0")/../cli/lib.sh"
-if ! nvidia-smi -L >/dev/null 2>&1; then
-	echo "1..0 # SKIP no CUDA device"
-	exit 0
-fi
-if ! ${KJ_PYTHON:-python3} -c "import torch, triton, cupy" >/dev/null 2>&1; then
-	echo "1..0 # SKIP ${KJ_PYTHON:-python3} cannot import torch, triton and cupy"
-	exit 0
-fi
+need_gpu_python
 P=$KJ_ROOT/examples/kernelbench_problems
 W=$KJ_ROOT/python/kjudge_pyworker.py
 
