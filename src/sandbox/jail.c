@@ -560,37 +560,29 @@ int kj_jail_prepare(struct kj_jail_exec *x, const struct kj_jail *j, const char 
 			rc = kj_err_sys(err, "cannot give '%s' to the sandbox", p->host);
 			goto fail;
 		}
-		if (p->inner && p->inner[0] == '/') {
-			/* a folder bound at a path of its own */
-			if (!S_ISDIR(st.st_mode)) {
-				rc = kj_err_set(err, KJ_E_USAGE, "'%s': only a folder can appear at '%s' in the sandbox",
-						p->host, p->inner);
-				goto fail;
-			}
-			if (p->rw && x->drop && chown(p->host, x->uid, x->gid) < 0) {
-				rc = kj_err_sys(err, "cannot hand '%s' to uid %u", p->host, (unsigned)x->uid);
-				goto fail;
-			}
-			if ((rc = bind_fd(&b, p->host, p->inner, p->rw, err)))
-				goto fail;
-		} else if (p->inner) {
+		if (p->inner && p->inner[0] != '/') {
 			if (!staged && (rc = make_stage(x, err)))
 				goto fail;
 			staged = 1;
 			if ((rc = stage_file(x, p->host, p->inner, err)))
 				goto fail;
-		} else if (!S_ISDIR(st.st_mode) || p->host[0] != '/') {
+		} else if (p->inner && !S_ISDIR(st.st_mode)) {
+			rc = kj_err_set(err, KJ_E_USAGE, "'%s': only a folder can appear at '%s' in the sandbox",
+					p->host, p->inner);
+			goto fail;
+		} else if (!p->inner && (!S_ISDIR(st.st_mode) || p->host[0] != '/')) {
 			rc = kj_err_set(err, KJ_E_USAGE,
 					"'%s': only absolute folders keep their path in the sandbox", p->host);
 			goto fail;
-		} else if (!under_usr(p->host)) {
-			/* a read-write folder (a Python candidate's own build cache)
-			 * belongs to the sandbox's uid, as the scratch folder does */
+		} else if (p->inner || !under_usr(p->host)) {
+			/* a folder at its own path or at p->inner; a read-write one
+			 * (a Python candidate's build cache) belongs to the sandbox's
+			 * uid, as the scratch folder does */
 			if (p->rw && x->drop && chown(p->host, x->uid, x->gid) < 0) {
 				rc = kj_err_sys(err, "cannot hand '%s' to uid %u", p->host, (unsigned)x->uid);
 				goto fail;
 			}
-			if ((rc = bind_fd(&b, p->host, p->host, p->rw, err)))
+			if ((rc = bind_fd(&b, p->host, p->inner ? p->inner : p->host, p->rw, err)))
 				goto fail;
 		}
 	}
