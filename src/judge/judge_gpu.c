@@ -626,6 +626,19 @@ static int gpu_time_base(struct judge *j, struct kjj_shape *s, double *ms)
 	return kj_gpu_time_exec(j->gpu, s->base, 1, ms, j->err);
 }
 
+int kjj_alloc_train(struct judge *j, size_t stride, int *reps, void **mem)
+{
+	int rc;
+	for (; *reps >= 2; *reps /= 2) {
+		if (!(rc = kj_gpu_alloc(j->gpu, (size_t)*reps * stride, mem, j->err)))
+			return 0;
+		if (rc != KJ_E_CUDA)
+			return rc;
+		kj_err_init(j->err);
+	}
+	return 0;
+}
+
 /* The baseline as a train, timed the way the candidate's short calls are
  * (gpu_train): TRAIN_MS of calls back to back, each on its own copy of
  * fresh inputs and with its own outputs, laid out as in the candidate's
@@ -666,13 +679,8 @@ static int gpu_time_base_train(struct judge *j, struct kjj_shape *s, double call
 		*reps_out = rc ? 0 : reps;
 		return rc;
 	}
-	for (; reps >= 2; reps /= 2) {
-		if (!(rc = kj_gpu_alloc(j->gpu, (size_t)reps * stride, &mem, j->err)))
-			break;
-		if (rc != KJ_E_CUDA)
-			return rc;
-		kj_err_init(j->err);
-	}
+	if ((rc = kjj_alloc_train(j, stride, &reps, &mem)))
+		return rc;
 	if (reps < 2)
 		return 0; /* no room for a train: the single calls stand */
 	for (int i = 0; i < s->nabi; i++)

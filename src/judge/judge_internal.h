@@ -490,6 +490,11 @@ int kjj_baseline_key_text(struct judge *j, int bind, char *out, size_t len);
  * kjj_inputs_ref_base does gen, run_ref and run_base, or copies their
  * result back from the cache; returns 0 or a negative error (j->err). */
 int kjj_inputs_ref_base(struct judge *j, struct kjj_shape *s, int bind, uint64_t seed, kj_seed_flavour fl);
+/* A baseline train's buffer: *reps copies of stride bytes on the device,
+ * halving *reps while the device is out of memory; *reps < 2 (nothing
+ * allocated) when not even two fit.  Returns 0 (then *mem is the buffer
+ * when *reps >= 2), or an error other than the device's (judge_gpu.c). */
+int kjj_alloc_train(struct judge *j, size_t stride, int *reps, void **mem);
 /* Baseline-timing cache (judge_gpu.c). */
 int kjj_baseline_load(struct judge *j, int bind, struct kjj_base_time *b);
 void kjj_baseline_store(struct judge *j, int bind, const struct kjj_base_time *b);

@@ -292,13 +292,8 @@ int kjj_kb_time_train(struct judge *j, const kj_plan *p, kj_gpu_exec *base, int 
 	stride = r->arena_size;
 	if ((size_t)n > KB_TRAIN_MAX_BYTES / stride)
 		n = (int)(KB_TRAIN_MAX_BYTES / stride);
-	for (; n >= 2; n /= 2) {
-		if (!(rc = kj_gpu_alloc(j->gpu, (size_t)n * stride, &mem, j->err)))
-			break;
-		if (rc != KJ_E_CUDA)
-			return rc;
-		kj_err_init(j->err);
-	}
+	if ((rc = kjj_alloc_train(j, stride, &n, &mem)))
+		return rc;
 	*reps = 0;
 	if (n < 2)
 		return 0;
